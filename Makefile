@@ -1,0 +1,54 @@
+# CapaBoost Bench — every step a fresh machine needs, from `make test` or `make run` alone.
+#
+#   make test    build and run the whole test suite (what CI runs)
+#   make run     the main job on the default offline CPU profile
+#   make bench   Google Benchmark: GEMM GFLOP/s and site-level CapaBoost vs LoRA timings
+#   make deps    install missing Debian packages (apt-get update once, then apt-get install)
+
+BUILD_DIR  ?= build
+BUILD_TYPE ?= Release
+PCH        ?= ON
+JOBS       ?= $(shell nproc)
+
+# Debian packages the suite builds and runs with. libopenblas0-openmp takes over libblas.so.3 through
+# Debian's alternatives; without it libtorch runs on the reference BLAS (~50x slower here).
+DEB_PACKAGES := cmake g++ make pkg-config ccache \
+  libtorch-dev python3-torch libopenblas0-openmp \
+  libfmt-dev libyaml-cpp-dev catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev \
+  libsqlite3-dev libsentencepiece-dev sentencepiece gnuplot-nox
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+CAPABOOST := $(BUILD_DIR)/harness/capaboost
+
+.PHONY: deps configure build test run bench clean
+.DEFAULT_GOAL := build
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing" $$missing; \
+	  $(SUDO) apt-get update && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+$(BUILD_DIR)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCAPABOOST_PCH=$(PCH) \
+	  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+
+configure: $(BUILD_DIR)/CMakeCache.txt
+
+build: deps configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j 1
+
+run: build
+	$(CAPABOOST) rank-table
+
+bench: build
+	$(BUILD_DIR)/bench/capaboost_bench --benchmark_counters_tabular=true
+
+clean:
+	rm -rf $(BUILD_DIR)

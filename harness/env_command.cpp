@@ -1,0 +1,29 @@
+#include "commands.h"
+#include "runtime/blas_runtime.h"
+
+#include <torch/torch.h>
+
+#include <fmt/format.h>
+
+namespace capaboost::harness {
+
+Command env_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("env", "Show the linear-algebra setup and measure fp32 GEMM throughput");
+  return {sub, [] {
+            const auto info = runtime::blas_info();
+            fmt::print("libtorch      {}\n", TORCH_VERSION);
+            fmt::print("blas library  {}\n", info.library.empty() ? "(not found)" : info.library);
+            fmt::print("blas vendor   {}\n", info.vendor);
+            fmt::print("blas kernel   {}\n", info.kernel.empty() ? "-" : info.kernel);
+            fmt::print("blas config   {}\n", info.config.empty() ? "-" : info.config);
+            fmt::print("OPENBLAS_CORETYPE  {}\n", info.coretype_env.empty() ? "(unset)" : info.coretype_env);
+            fmt::print("threads       {}\n", info.threads);
+            const double gflops = runtime::measure_gemm_gflops();
+            const double floor = runtime::expected_min_gemm_gflops(info.threads);
+            fmt::print("sgemm 4096x768x768  {:.1f} GFLOP/s (slow below {:.0f}){}\n", gflops, floor,
+                       gflops < floor ? "  <-- SLOW: run `make deps`; see README, Fast linear algebra" : "");
+            return 0;
+          }};
+}
+
+}  // namespace capaboost::harness

@@ -1,0 +1,40 @@
+// The `capaboost` program: entry point and sub-command wiring.
+
+#include "commands.h"
+#include "runtime/blas_runtime.h"
+
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+#include <vector>
+
+int main(int argc, char** argv) {
+  // Before anything else: OpenBLAS picks its kernels when it loads, so a fix needs a re-exec.
+  capaboost::runtime::ensure_fast_blas_kernels(argc, argv);
+
+  CLI::App app{"CapaBoost Bench: reproduce and extend 'Increasing Model Capacity for Free' (ICLR 2024)"};
+  app.require_subcommand(1);
+  int threads = 0;
+  app.add_option("--threads", threads, "torch intra-op threads (0: $CAPABOOST_THREADS or all cores)");
+
+  std::vector<capaboost::harness::Command> commands;
+  commands.push_back(capaboost::harness::env_command(app));
+  commands.push_back(capaboost::harness::rank_table_command(app));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    capaboost::runtime::configure_threads(threads);
+    for (auto& command : commands) {
+      if (command.app->parsed()) return command.run();
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "capaboost: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 2;
+}

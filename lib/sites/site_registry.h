@@ -1,0 +1,43 @@
+#pragma once
+// Finding a model's linear sites by name, and attaching tuners to them by suffix list or regex
+// (like PEFT's `target_modules`).
+
+#include "peft/site_tuner.h"
+#include "sites/tunable_linear.h"
+
+#include <torch/torch.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace capaboost {
+
+/// Every TunableLinear in `model`, with its dotted name, in registration order.
+std::vector<std::pair<std::string, std::shared_ptr<TunableLinearImpl>>> find_sites(torch::nn::Module& model);
+
+/// Which sites a tuner goes on. A site matches a suffix when its name equals it or ends with
+/// "." + suffix ("query" matches "encoder.layer.0.attention.self.query"); a regex must match the
+/// whole name. Either or both may be given; a site matching either is selected.
+struct SiteSelector {
+  std::vector<std::string> suffixes;
+  std::optional<std::string> regex;
+  bool matches(const std::string& site) const;
+};
+
+/// Builds the tuner for one site from its name and the layer it adapts.
+using TunerFactory = std::function<SiteTunerPtr(const std::string& site, const TunableLinearImpl& layer)>;
+
+/// Attaches a tuner made by `factory` to every selected site; returns the names of those sites.
+/// Fails, naming the selector, when nothing matches (a typo in a target list must not silently train
+/// nothing).
+std::vector<std::string> attach_tuners(torch::nn::Module& model, const SiteSelector& selector,
+                                       const TunerFactory& factory);
+
+/// Makes every parameter untrainable except the tuners' and those whose names start with one of
+/// `trainable_prefixes` (e.g. the classification head "classifier.").
+void freeze_backbone(torch::nn::Module& model, const std::vector<std::string>& trainable_prefixes = {});
+
+}  // namespace capaboost

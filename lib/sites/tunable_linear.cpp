@@ -1,0 +1,74 @@
+#include "sites/tunable_linear.h"
+
+#include <cmath>
+
+namespace capaboost {
+
+TunableLinearImpl::TunableLinearImpl(const TunableLinearOptions& options_) : options(options_) {
+  TORCH_CHECK(options.in_features() > 0 && options.out_features() > 0,
+              "TunableLinear: features must be positive, got in=", options.in_features(),
+              " out=", options.out_features());
+  reset();
+}
+
+void TunableLinearImpl::reset() {
+  weight = register_parameter("weight",
+                              torch::empty({options.out_features(), options.in_features()}));
+  bias = options.bias() ? register_parameter("bias", torch::empty({options.out_features()}))
+                        : torch::Tensor();
+  // torch::nn::Linear's initialisation, so a randomly initialised backbone behaves like PyTorch's.
+  torch::NoGradGuard no_grad;
+  torch::nn::init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const double bound = 1.0 / std::sqrt(static_cast<double>(options.in_features()));
+    bias.uniform_(-bound, bound);
+  }
+}
+
+torch::Tensor TunableLinearImpl::forward(const torch::Tensor& x) {
+  auto y = torch::nn::functional::linear(x, weight, bias);  // (…, out)
+  if (tuner_ && !merged_) y = tuner_->adapt(x, y);
+  return y;
+}
+
+void TunableLinearImpl::attach(SiteTunerPtr tuner) {
+  TORCH_CHECK(tuner, "TunableLinear::attach: null tuner");
+  if (tuner_) {
+    TORCH_CHECK(false, "TunableLinear::attach: this site already carries a '", tuner_->kind(),
+                "' tuner; detach it first");
+  }
+  tuner_ = register_module(tuner->kind(), std::move(tuner));
+}
+
+void TunableLinearImpl::detach() {
+  if (!tuner_) return;
+  if (merged_) unmerge();
+  unregister_module(tuner_->kind());
+  tuner_.reset();
+}
+
+void TunableLinearImpl::merge() {
+  TORCH_CHECK(tuner_, "TunableLinear::merge: no tuner attached");
+  TORCH_CHECK(!merged_, "TunableLinear::merge: already merged");
+  auto delta = tuner_->delta_weight();
+  TORCH_CHECK(delta.has_value(), "TunableLinear::merge: a '", tuner_->kind(),
+              "' tuner is not a linear weight update and cannot be merged");
+  torch::NoGradGuard no_grad;
+  // Sum in float64, round once: the merged weight is the correctly rounded W + ΔW.
+  weight.copy_(weight.to(torch::kFloat64) + *delta);
+  merged_ = true;
+}
+
+void TunableLinearImpl::unmerge() {
+  TORCH_CHECK(merged_, "TunableLinear::unmerge: not merged");
+  torch::NoGradGuard no_grad;
+  weight.copy_(weight.to(torch::kFloat64) - *tuner_->delta_weight());
+  merged_ = false;
+}
+
+double TunableLinearImpl::base_flops_per_token() const {
+  const double in = options.in_features(), out = options.out_features();
+  return 2.0 * in * out + (options.bias() ? out : 0.0);
+}
+
+}  // namespace capaboost
