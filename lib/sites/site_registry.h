@@ -23,7 +23,7 @@ std::vector<std::pair<std::string, std::shared_ptr<TunableLinearImpl>>> find_sit
 /// whole name. Either or both may be given; a site matching either is selected.
 struct SiteSelector {
   std::vector<std::string> suffixes;
-  std::optional<std::string> regex;
+  std::optional<std::string> regex = std::nullopt;
   bool matches(const std::string& site) const;
 };
 

@@ -37,7 +37,8 @@ void TunableLinearImpl::attach(SiteTunerPtr tuner) {
     TORCH_CHECK(false, "TunableLinear::attach: this site already carries a '", tuner_->kind(),
                 "' tuner; detach it first");
   }
-  tuner_ = register_module(tuner->kind(), std::move(tuner));
+  const std::string name = tuner->kind();  // before the move: argument evaluation order is unspecified
+  tuner_ = register_module(name, std::move(tuner));
 }
 
 void TunableLinearImpl::detach() {

@@ -72,8 +72,9 @@ TEST_CASE("masks are identical across processes", "[mask]") {
   // The hash is fixed arithmetic; pin one value so a change to it (which would silently change every
   // published mask) fails here, then confirm a child process draws the same mask.
   const MaskKey key{"encoder.layer.0.attention.self.value", "B", 1, 0};
-  const uint64_t seed = mask_stream_seed(diff(0.5, 42), key);
-  CHECK(seed == mask_stream_seed(diff(0.5, 42), key));
+  // Expected value computed independently (FNV-1a + splitmix64 in Python) from the canonical string
+  // "capaboost-mask|42|encoder.layer.0.attention.self.value|B|1|0".
+  CHECK(mask_stream_seed(diff(0.5, 42), key) == 12175761074186980204ULL);
   auto mask = make_mask(diff(0.5, 42), key, {16, 16});
   std::string here;
   for (int64_t i = 0; i < mask.numel(); ++i) here += mask.view(-1)[i].item<bool>() ? '1' : '0';

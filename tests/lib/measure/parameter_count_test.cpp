@@ -1,0 +1,103 @@
+#include "measure/parameter_count.h"
+
+#include "peft/adapter.h"
+#include "peft/lora.h"
+#include "sites/site_registry.h"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+using namespace capaboost;
+
+namespace {
+
+// RoBERTa-base's parameter count as Hugging Face's RobertaModel reports it (embeddings 39,000,576 +
+// 12 layers × 7,087,872 + pooler 590,592), with its 24 query/value sites as real 768×768 layers and
+// the rest lumped into one tensor.
+constexpr int64_t kRobertaBaseParameters = 124645632;
+
+struct RobertaBaseShape : torch::nn::Module {
+  RobertaBaseShape() {
+    int64_t in_sites = 0;
+    for (int layer = 0; layer < 12; ++layer) {
+      for (const char* name : {"query", "value", "output"}) {
+        register_module(fmt::format("layer{}_{}", layer, name), TunableLinear(768, 768));
+        in_sites += 768 * 768 + 768;
+      }
+    }
+    register_parameter("rest", torch::empty({kRobertaBaseParameters - in_sites}));
+    register_parameter("classifier_weight", torch::empty({2, 768}));
+  }
+};
+
+double percent_rounded(double percent) { return std::round(percent * 100.0) / 100.0; }
+
+}  // namespace
+
+TEST_CASE("effective parameters are the union of the branch masks", "[params]") {
+  auto boost = CapaBoostOptions().branches(3).mask(MaskOptions().kind(MaskKind::kDiff).density(0.4).seed(1));
+  Lora lora(LoraOptions(4).capaboost(boost), "site", 20, 10);
+  BranchStack masks(boost, "site");
+  int64_t expected = 0;
+  for (auto [factor, shape] : {std::pair<std::string, std::vector<int64_t>>{"A", {4, 20}}, {"B", {10, 4}}}) {
+    auto seen = masks.branch_mask(factor, 0, shape) | masks.branch_mask(factor, 1, shape) |
+                masks.branch_mask(factor, 2, shape);
+    expected += seen.sum().item<int64_t>();
+  }
+  CHECK(lora->parameter_count().dense == 4 * 20 + 10 * 4);
+  CHECK(lora->parameter_count().effective == expected);
+  // same-mask branches see one mask; dropout masks cover everything over training.
+  Lora same(LoraOptions(4).capaboost(CapaBoostOptions().branches(3).mask(MaskOptions().kind(MaskKind::kSame))), "s", 20, 10);
+  CHECK(same->parameter_count().effective == 60);
+  Lora dropout(LoraOptions(4).capaboost(CapaBoostOptions().branches(3).mask(MaskOptions().kind(MaskKind::kDropout))), "s", 20, 10);
+  CHECK(dropout->parameter_count().effective == 120);
+}
+
+TEST_CASE("mean effective fraction over seeds matches 1-(1-s)^d", "[params]") {
+  for (auto [d, expected] : {std::pair<int64_t, double>{2, 0.75}, {4, 0.9375}}) {
+    double sum = 0;
+    const int seeds = 200;
+    for (int seed = 0; seed < seeds; ++seed) {
+      auto boost = CapaBoostOptions().branches(d).mask(MaskOptions().kind(MaskKind::kDiff).density(0.5).seed(seed));
+      Lora lora(LoraOptions(8).capaboost(boost), "s", 64, 64);
+      const auto count = lora->parameter_count();
+      sum += static_cast<double>(count.effective) / count.dense;
+    }
+    // Per seed the fraction has std ≈ 0.01 on 1,024 entries; the mean of 200 is within 0.003.
+    CHECK(sum / seeds == Approx(expected).margin(0.003));
+  }
+}
+
+TEST_CASE("% FT params reproduce the paper's RoBERTa-base budget table", "[params][paper]") {
+  // Paper, Table "Budget configuration for RoBERTa-base": LoRA r=32 0.95%, CapaBoost 0.71%,
+  // PAdapter bn=64 0.95%.
+  SECTION("LoRA r=32 and CapaBoost-LoRA d=2 on query and value") {
+    for (int64_t d : {1, 2}) {
+      RobertaBaseShape model;
+      auto boost = CapaBoostOptions().branches(d).mask(
+          MaskOptions().kind(d == 1 ? MaskKind::kNone : MaskKind::kDiff).density(0.5).seed(42));
+      attach_tuners(model, SiteSelector{{}, std::string("layer[0-9]+_(query|value)")}, [&](const std::string& site, const TunableLinearImpl& layer) {
+        return std::make_shared<LoraImpl>(LoraOptions(32).alpha(48).capaboost(boost), site,
+                                          layer.options.in_features(), layer.options.out_features());
+      });
+      freeze_backbone(model, {"classifier"});
+      const auto report = count_parameters(model, {"classifier"});
+      CHECK(report.backbone == kRobertaBaseParameters);
+      CHECK(report.head == 2 * 768);
+      CHECK(report.tuner_dense == 24 * 2 * 768 * 32);
+      CHECK(report.trainable == report.tuner_dense + report.head);
+      CHECK(percent_rounded(report.tuner_dense_percent()) == 0.95);
+      CHECK(percent_rounded(report.tuner_effective_percent()) == (d == 1 ? 0.95 : 0.71));
+    }
+  }
+  SECTION("Pfeiffer adapter bn=64, one per layer") {
+    RobertaBaseShape model;
+    attach_tuners(model, SiteSelector{{}, std::string("layer[0-9]+_output")},
+                  [](const std::string& site, const TunableLinearImpl& layer) {
+                    return std::make_shared<AdapterImpl>(AdapterOptions(64), site, layer.options.out_features());
+                  });
+    const auto report = count_parameters(model, {"classifier"});
+    CHECK(report.tuner_dense == 12 * (2 * 768 * 64 + 64 + 768));
+    CHECK(percent_rounded(report.tuner_dense_percent()) == 0.95);
+  }
+}
