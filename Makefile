@@ -48,7 +48,9 @@ run: build
 	$(CAPABOOST) rank-table
 
 bench: build
-	$(BUILD_DIR)/bench/capaboost_bench --benchmark_counters_tabular=true
+	$(BUILD_DIR)/bench/capaboost_bench --benchmark_counters_tabular=true \
+	  --benchmark_out=$(BUILD_DIR)/bench.json --benchmark_out_format=json
+	python3 bench/ratios.py $(BUILD_DIR)/bench.json
 
 clean:
 	rm -rf $(BUILD_DIR)

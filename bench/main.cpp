@@ -1,12 +1,12 @@
 // Google Benchmark runner with the suite's start-up: fast BLAS kernels and all cores, recorded in
 // the benchmark context so every result file says what it ran on.
 
-#include "runtime/blas_runtime.h"
-
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
 #include <string>
+
+#include "runtime/blas_runtime.h"
 
 int main(int argc, char** argv) {
   capaboost::runtime::ensure_fast_blas_kernels(argc, argv);

@@ -3,7 +3,6 @@
 // action main runs once parsing succeeded (threads are configured by then).
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 
 namespace capaboost::harness {

@@ -1,9 +1,8 @@
-#include "commands.h"
-#include "runtime/blas_runtime.h"
-
+#include <fmt/format.h>
 #include <torch/torch.h>
 
-#include <fmt/format.h>
+#include "commands.h"
+#include "runtime/blas_runtime.h"
 
 namespace capaboost::harness {
 

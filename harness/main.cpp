@@ -1,13 +1,14 @@
 // The `capaboost` program: entry point and sub-command wiring.
 
-#include "commands.h"
-#include "runtime/blas_runtime.h"
+#include <c10/util/Exception.h>
 
 #include <CLI/CLI.hpp>
-
 #include <exception>
 #include <iostream>
 #include <vector>
+
+#include "commands.h"
+#include "runtime/blas_runtime.h"
 
 int main(int argc, char** argv) {
   // Before anything else: OpenBLAS picks its kernels when it loads, so a fix needs a re-exec.
@@ -32,6 +33,10 @@ int main(int argc, char** argv) {
     for (auto& command : commands) {
       if (command.app->parsed()) return command.run();
     }
+  } catch (const c10::Error& e) {
+    // Contract errors carry a C++ backtrace that helps developers but buries the message for users.
+    std::cerr << "capaboost: error: " << e.what_without_backtrace() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "capaboost: error: " << e.what() << "\n";
     return 1;

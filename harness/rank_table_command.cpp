@@ -1,15 +1,13 @@
-#include "commands.h"
-
-#include "measure/numerical_rank.h"
-#include "peft/lora.h"
-#include "runtime/blas_runtime.h"
-
-#include <torch/torch.h>
-
 #include <fmt/format.h>
+#include <torch/torch.h>
 
 #include <map>
 #include <vector>
+
+#include "commands.h"
+#include "measure/numerical_rank.h"
+#include "peft/lora.h"
+#include "runtime/blas_runtime.h"
 
 namespace capaboost::harness {
 namespace {
@@ -22,8 +20,10 @@ struct Cell {
 // One 768×768 site (RoBERTa-base's query) with random nonzero A and B: the rank ΔW can reach.
 Cell measure(int64_t d, int64_t r, uint64_t seed, double lora_r8_params) {
   CapaBoostOptions boost;
-  boost.branches(d).mask(MaskOptions().kind(d == 1 ? MaskKind::kNone : MaskKind::kDiff).density(0.5).seed(seed));
-  Lora lora(LoraOptions(r).alpha(1.5 * r).capaboost(boost), "roberta.encoder.layer.0.attention.self.query", 768, 768);
+  boost.branches(d).mask(
+      MaskOptions().kind(d == 1 ? MaskKind::kNone : MaskKind::kDiff).density(0.5).seed(seed));
+  Lora lora(LoraOptions(r).alpha(1.5 * r).capaboost(boost), "roberta.encoder.layer.0.attention.self.query",
+            768, 768);
   torch::NoGradGuard no_grad;
   lora->B.normal_();  // trained B is nonzero; at init it is zero and ΔW has rank 0
   return {numerical_rank(*lora->delta_weight()).rank,
@@ -55,7 +55,8 @@ Command rank_table_command(CLI::App& app) {
               fmt::print("{:<22}", d == 1 ? std::string("LoRA") : fmt::format("CapaBoost-LoRA d={}", d));
               for (size_t i = 0; i < ranks.size(); ++i) {
                 const Cell cell = measure(d, ranks[i], *seed, lora_r8);
-                fmt::print("{:>28}", fmt::format("{} ({:.3f}x) [{}]", cell.rank, cell.param_factor, paper.at(d)[i]));
+                fmt::print("{:>28}",
+                           fmt::format("{} ({:.3f}x) [{}]", cell.rank, cell.param_factor, paper.at(d)[i]));
               }
               fmt::print("\n");
             }

@@ -4,8 +4,8 @@ namespace capaboost {
 
 BranchStack::BranchStack(CapaBoostOptions options, std::string site)
     : options_(std::move(options)), site_(std::move(site)) {
-  TORCH_CHECK(options_.branches() >= 1, "CapaBoost at site '", site_,
-              "': branches must be >= 1, got ", options_.branches());
+  TORCH_CHECK(options_.branches() >= 1, "CapaBoost at site '", site_, "': branches must be >= 1, got ",
+              options_.branches());
 }
 
 torch::Tensor BranchStack::branch_mask(const std::string& factor, int64_t branch,
@@ -30,11 +30,11 @@ torch::Tensor BranchStack::stacked_masks(const std::string& factor, const torch:
   return stacked;
 }
 
-torch::Tensor BranchStack::stack(const std::string& factor, const torch::Tensor& weight,
-                                 int64_t branch_dim, bool training) {
-  TORCH_CHECK(weight.dim() == 2 && (branch_dim == 0 || branch_dim == 1),
-              "BranchStack::stack: factor '", factor, "' at site '", site_,
-              "' must be 2-D with branch_dim 0 or 1, got shape ", weight.sizes(), " and dim ", branch_dim);
+torch::Tensor BranchStack::stack(const std::string& factor, const torch::Tensor& weight, int64_t branch_dim,
+                                 bool training) {
+  TORCH_CHECK(weight.dim() == 2 && (branch_dim == 0 || branch_dim == 1), "BranchStack::stack: factor '",
+              factor, "' at site '", site_, "' must be 2-D with branch_dim 0 or 1, got shape ",
+              weight.sizes(), " and dim ", branch_dim);
   const int64_t d = options_.branches();
   const MaskKind kind = options_.mask().kind();
   if (d == 1 && kind == MaskKind::kNone) return weight;

@@ -7,12 +7,12 @@
 // autograd sums the branch gradients. Adapters stack the same way because their nonlinearity is
 // elementwise over the bottleneck.
 
-#include "capaboost/mask.h"
-
 #include <torch/torch.h>
 
 #include <map>
 #include <string>
+
+#include "capaboost/mask.h"
 
 namespace capaboost {
 

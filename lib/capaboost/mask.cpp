@@ -1,10 +1,9 @@
 #include "capaboost/mask.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
 
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace capaboost {
 namespace {
@@ -39,11 +38,16 @@ MaskKind parse_mask_kind(const std::string& name) {
 
 std::string to_string(MaskKind kind) {
   switch (kind) {
-    case MaskKind::kNone: return "none";
-    case MaskKind::kDiff: return "diff";
-    case MaskKind::kSame: return "same";
-    case MaskKind::kDropout: return "dropout";
-    case MaskKind::kNM: return "nm";
+    case MaskKind::kNone:
+      return "none";
+    case MaskKind::kDiff:
+      return "diff";
+    case MaskKind::kSame:
+      return "same";
+    case MaskKind::kDropout:
+      return "dropout";
+    case MaskKind::kNM:
+      return "nm";
   }
   return "?";
 }
@@ -63,8 +67,8 @@ int64_t kept_count(const MaskOptions& options, int64_t numel) {
 }
 
 torch::Tensor make_mask(const MaskOptions& options, const MaskKey& key, torch::IntArrayRef shape) {
-  TORCH_CHECK(shape.size() == 2, "make_mask: masks are 2-D (rows, inputs), got shape ", shape,
-              " for site '", key.site, "' factor '", key.factor, "'");
+  TORCH_CHECK(shape.size() == 2, "make_mask: masks are 2-D (rows, inputs), got shape ", shape, " for site '",
+              key.site, "' factor '", key.factor, "'");
   const int64_t numel = shape[0] * shape[1];
   const auto bool_opts = torch::TensorOptions().dtype(torch::kBool);
   if (options.kind() == MaskKind::kNone) return torch::ones(shape, bool_opts);
@@ -74,22 +78,22 @@ torch::Tensor make_mask(const MaskOptions& options, const MaskKey& key, torch::I
   if (options.kind() == MaskKind::kNM) {
     const int64_t n = options.n(), m = options.m(), inputs = shape[1];
     TORCH_CHECK(m > 0 && n >= 0 && n <= m, "N:M mask needs 0 <= N <= M, got ", n, ":", m);
-    TORCH_CHECK(inputs % m == 0, "N:M mask ", n, ":", m, " needs the input dimension to be a multiple of ",
-                m, ", but site '", key.site, "' factor '", key.factor, "' has shape ", shape);
+    TORCH_CHECK(inputs % m == 0, "N:M mask ", n, ":", m, " needs the input dimension to be a multiple of ", m,
+                ", but site '", key.site, "' factor '", key.factor, "' has shape ", shape);
     // Rank M uniform draws per group; the N smallest are kept: a uniformly random N-subset per group.
-    auto scores = torch::rand({shape[0], inputs / m, m}, generator);            // (rows, groups, M)
-    auto order = scores.argsort(int64_t{-1});                                   // (rows, groups, M)
+    auto scores = torch::rand({shape[0], inputs / m, m}, generator);  // (rows, groups, M)
+    auto order = scores.argsort(int64_t{-1});                         // (rows, groups, M)
     auto mask = torch::zeros({shape[0], inputs / m, m}, bool_opts);
     mask.scatter_(-1, order.narrow(-1, 0, n), true);
     return mask.reshape(shape);
   }
 
   const double density = options.density();
-  TORCH_CHECK(density > 0.0 && density <= 1.0, "mask density must be in (0, 1], got ", density,
-              " (site '", key.site, "')");
+  TORCH_CHECK(density > 0.0 && density <= 1.0, "mask density must be in (0, 1], got ", density, " (site '",
+              key.site, "')");
   const int64_t kept = kept_count(options, numel);
-  auto chosen = torch::randperm(numel, generator, torch::TensorOptions().dtype(torch::kLong))
-                    .narrow(0, 0, kept);
+  auto chosen =
+      torch::randperm(numel, generator, torch::TensorOptions().dtype(torch::kLong)).narrow(0, 0, kept);
   auto mask = torch::zeros({numel}, bool_opts);
   mask.index_fill_(0, chosen, true);
   return mask.reshape(shape);

@@ -1,12 +1,12 @@
 #pragma once
 // Analytic forward FLOPs per token at each linear site, with and without its tuner.
 
-#include "peft/site_tuner.h"
-
 #include <torch/torch.h>
 
 #include <string>
 #include <vector>
+
+#include "peft/site_tuner.h"
 
 namespace capaboost {
 

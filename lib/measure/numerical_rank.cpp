@@ -1,8 +1,8 @@
 #include "measure/numerical_rank.h"
 
-#include "sites/site_registry.h"
-
 #include <limits>
+
+#include "sites/site_registry.h"
 
 namespace capaboost {
 
@@ -12,8 +12,9 @@ RankResult numerical_rank(const torch::Tensor& matrix, std::optional<double> tol
   RankResult result;
   result.singular_values = torch::linalg::svdvals(matrix.to(torch::kFloat64).cpu(), c10::nullopt);
   const double sigma_max = result.singular_values.numel() ? result.singular_values[0].item<double>() : 0.0;
-  result.tolerance = tolerance.value_or(sigma_max * static_cast<double>(std::max(matrix.size(0), matrix.size(1))) *
-                                        std::numeric_limits<double>::epsilon());
+  result.tolerance =
+      tolerance.value_or(sigma_max * static_cast<double>(std::max(matrix.size(0), matrix.size(1))) *
+                         std::numeric_limits<double>::epsilon());
   result.rank = (result.singular_values > result.tolerance).sum().item<int64_t>();
   return result;
 }

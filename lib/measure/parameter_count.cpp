@@ -1,8 +1,8 @@
 #include "measure/parameter_count.h"
 
-#include "sites/site_registry.h"
-
 #include <set>
+
+#include "sites/site_registry.h"
 
 namespace capaboost {
 

@@ -10,11 +10,11 @@
 namespace capaboost {
 
 struct ParameterReport {
-  int64_t backbone = 0;          ///< parameters of the pre-trained model (everything but tuners and head)
-  int64_t tuner_dense = 0;       ///< tuner parameters stored
-  int64_t tuner_effective = 0;   ///< tuner entries in the union of the CapaBoost branch masks
-  int64_t head = 0;              ///< task-head parameters (names under the head prefixes)
-  int64_t trainable = 0;         ///< parameters with requires_grad, whatever they are
+  int64_t backbone = 0;         ///< parameters of the pre-trained model (everything but tuners and head)
+  int64_t tuner_dense = 0;      ///< tuner parameters stored
+  int64_t tuner_effective = 0;  ///< tuner entries in the union of the CapaBoost branch masks
+  int64_t head = 0;             ///< task-head parameters (names under the head prefixes)
+  int64_t trainable = 0;        ///< parameters with requires_grad, whatever they are
 
   /// Tuner parameters as a percentage of the backbone, the paper's "% FT Params".
   double tuner_dense_percent() const { return 100.0 * tuner_dense / backbone; }
@@ -22,6 +22,7 @@ struct ParameterReport {
 };
 
 /// Counts `model`'s parameters; names starting with one of `head_prefixes` count as head.
-ParameterReport count_parameters(torch::nn::Module& model, const std::vector<std::string>& head_prefixes = {});
+ParameterReport count_parameters(torch::nn::Module& model,
+                                 const std::vector<std::string>& head_prefixes = {});
 
 }  // namespace capaboost

@@ -11,9 +11,12 @@ AdapterActivation parse_adapter_activation(const std::string& name) {
 
 std::string to_string(AdapterActivation activation) {
   switch (activation) {
-    case AdapterActivation::kRelu: return "relu";
-    case AdapterActivation::kGelu: return "gelu";
-    case AdapterActivation::kSwish: return "swish";
+    case AdapterActivation::kRelu:
+      return "relu";
+    case AdapterActivation::kGelu:
+      return "gelu";
+    case AdapterActivation::kSwish:
+      return "swish";
   }
   return "?";
 }
@@ -41,14 +44,20 @@ torch::Tensor AdapterImpl::adapt(const torch::Tensor& /*x*/, const torch::Tensor
   auto down_cat = stack_.stack("down", down, /*branch_dim=*/0, training);  // (d·bn, features)
   auto up_cat = stack_.stack("up", up, /*branch_dim=*/1, training);        // (features, d·bn)
   // The shared down bias feeds every branch: repeat it over the d bottleneck blocks.
-  auto bias_cat = down_bias.repeat({stack_.branches()});                   // (d·bn)
-  auto z = torch::nn::functional::linear(y, down_cat, bias_cat);           // (…, d·bn)
+  auto bias_cat = down_bias.repeat({stack_.branches()});          // (d·bn)
+  auto z = torch::nn::functional::linear(y, down_cat, bias_cat);  // (…, d·bn)
   switch (options.activation()) {
-    case AdapterActivation::kRelu: z = torch::relu(z); break;
-    case AdapterActivation::kGelu: z = torch::gelu(z); break;
-    case AdapterActivation::kSwish: z = torch::silu(z); break;
+    case AdapterActivation::kRelu:
+      z = torch::relu(z);
+      break;
+    case AdapterActivation::kGelu:
+      z = torch::gelu(z);
+      break;
+    case AdapterActivation::kSwish:
+      z = torch::silu(z);
+      break;
   }
-  auto out = torch::nn::functional::linear(z, up_cat, up_bias);            // (…, features)
+  auto out = torch::nn::functional::linear(z, up_cat, up_bias);  // (…, features)
   return options.residual() ? y + out : out;
 }
 
@@ -64,7 +73,8 @@ TunerFlops AdapterImpl::flops_per_token() const {
   const double elementwise = 2.0 * d * bn + 2.0 * features + (options.residual() ? features : 0.0);
   TunerFlops flops;
   flops.executed = 2.0 * features * d * bn * 2.0 + elementwise;
-  const double kept = static_cast<double>(stack_.kept_per_branch(down.sizes()) + stack_.kept_per_branch(up.sizes()));
+  const double kept =
+      static_cast<double>(stack_.kept_per_branch(down.sizes()) + stack_.kept_per_branch(up.sizes()));
   flops.sparse_ideal = 2.0 * d * kept + elementwise;
   return flops;
 }

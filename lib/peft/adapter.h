@@ -6,12 +6,12 @@
 // the attention output projection and the FFN output projection. Biases are shared by all branches
 // and never masked (b_up is added once).
 
-#include "capaboost/branch_stack.h"
-#include "peft/site_tuner.h"
-
 #include <torch/torch.h>
 
 #include <string>
+
+#include "capaboost/branch_stack.h"
+#include "peft/site_tuner.h"
 
 namespace capaboost {
 

@@ -12,8 +12,7 @@ LoraInit parse_lora_init(const std::string& name) {
 
 std::string to_string(LoraInit init) { return init == LoraInit::kPeft ? "peft" : "reference"; }
 
-LoraImpl::LoraImpl(const LoraOptions& options_, std::string site, int64_t in_features,
-                   int64_t out_features)
+LoraImpl::LoraImpl(const LoraOptions& options_, std::string site, int64_t in_features, int64_t out_features)
     : options(options_), stack_(options_.capaboost(), std::move(site)) {
   TORCH_CHECK(options.rank() > 0, "LoRA at site '", stack_.site(), "': rank must be positive, got ",
               options.rank());
@@ -36,10 +35,10 @@ std::pair<torch::Tensor, torch::Tensor> LoraImpl::stacked_factors(bool training)
 }
 
 torch::Tensor LoraImpl::adapt(const torch::Tensor& x, const torch::Tensor& y) {
-  auto [a_cat, b_cat] = stacked_factors(is_training());           // (d·r, in), (out, d·r)
-  auto h = torch::dropout(x, options.dropout(), is_training());   // (…, in)
-  auto low = torch::nn::functional::linear(h, a_cat);             // (…, d·r)
-  return y + torch::nn::functional::linear(low, b_cat) * scale(); // (…, out)
+  auto [a_cat, b_cat] = stacked_factors(is_training());            // (d·r, in), (out, d·r)
+  auto h = torch::dropout(x, options.dropout(), is_training());    // (…, in)
+  auto low = torch::nn::functional::linear(h, a_cat);              // (…, d·r)
+  return y + torch::nn::functional::linear(low, b_cat) * scale();  // (…, out)
 }
 
 std::optional<torch::Tensor> LoraImpl::delta_weight() const {
@@ -60,7 +59,8 @@ TunerFlops LoraImpl::flops_per_token() const {
   TunerFlops flops;
   flops.executed = 2.0 * in * d * r + 2.0 * d * r * out + 2.0 * out;
   // Ideal sparse: only kept entries of each branch's masked factors multiply.
-  const double kept = static_cast<double>(stack_.kept_per_branch(A.sizes()) + stack_.kept_per_branch(B.sizes()));
+  const double kept =
+      static_cast<double>(stack_.kept_per_branch(A.sizes()) + stack_.kept_per_branch(B.sizes()));
   flops.sparse_ideal = 2.0 * d * kept + 2.0 * out;
   return flops;
 }

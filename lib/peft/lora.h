@@ -3,12 +3,12 @@
 //   y = x Wᵀ + b + (α/r) · Σᵢ₌₁ᵈ (drop(x) (A⊙Ma_i)ᵀ) (B⊙Mb_i)ᵀ,   A: (r, in), B: (out, r).
 // The scale α/r is applied once to the sum (no 1/d), as in the reference implementation.
 
-#include "capaboost/branch_stack.h"
-#include "peft/site_tuner.h"
-
 #include <torch/torch.h>
 
 #include <string>
+
+#include "capaboost/branch_stack.h"
+#include "peft/site_tuner.h"
 
 namespace capaboost {
 

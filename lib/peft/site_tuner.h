@@ -11,8 +11,9 @@ namespace capaboost {
 
 /// Parameter counts of one tuner.
 struct TunerParameterCount {
-  int64_t dense = 0;      ///< trainable entries stored
-  int64_t effective = 0;  ///< entries that any branch can see (union of the branch masks; = dense without masks)
+  int64_t dense = 0;  ///< trainable entries stored
+  int64_t effective =
+      0;  ///< entries that any branch can see (union of the branch masks; = dense without masks)
 };
 
 /// Analytic forward FLOPs per token that a tuner adds to its site (multiply-add = 2 FLOPs).

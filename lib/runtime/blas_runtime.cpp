@@ -1,20 +1,18 @@
 #include "runtime/blas_runtime.h"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
+#include <torch/torch.h>
 #include <unistd.h>
 
-#include <torch/torch.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <thread>
-
-#include <fmt/format.h>
 
 namespace capaboost::runtime {
 namespace {
@@ -58,8 +56,10 @@ void ensure_fast_blas_kernels(int argc, char** argv) {
   setenv(kReexecMarker, kernel.c_str(), 1);
   execv("/proc/self/exe", argv);
   // execv only returns on failure: keep running on the slower kernels and say so.
-  std::cerr << fmt::format("capaboost: could not re-exec with OPENBLAS_CORETYPE=SkylakeX ({}); "
-                           "running on OpenBLAS kernel '{}'\n", std::strerror(errno), kernel);
+  std::cerr << fmt::format(
+      "capaboost: could not re-exec with OPENBLAS_CORETYPE=SkylakeX ({}); "
+      "running on OpenBLAS kernel '{}'\n",
+      std::strerror(errno), kernel);
 }
 
 void configure_threads(int threads) {
@@ -99,8 +99,8 @@ double measure_gemm_gflops(int m, int k, int n, int repeats) {
   for (int i = 0; i < repeats; ++i) {
     const auto start = std::chrono::steady_clock::now();
     torch::mm_out(c, a, b);
-    best_seconds = std::min(
-        best_seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    best_seconds = std::min(best_seconds,
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return 2.0 * m * k * n / best_seconds / 1e9;
 }
@@ -123,8 +123,8 @@ double warn_if_blas_slow() {
         "*** BLAS: {} (vendor {}, kernel '{}', OPENBLAS_CORETYPE='{}').\n"
         "*** Fix: `make deps` installs libopenblas0-openmp; on AVX-512 CPUs leave OPENBLAS_CORETYPE "
         "unset or set it to SkylakeX; set CAPABOOST_THREADS to the core count.\n\n",
-        gflops, info.threads, expected, info.library.empty() ? "?" : info.library, info.vendor,
-        info.kernel, info.coretype_env);
+        gflops, info.threads, expected, info.library.empty() ? "?" : info.library, info.vendor, info.kernel,
+        info.coretype_env);
   }
   return gflops;
 }

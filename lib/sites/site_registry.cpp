@@ -1,9 +1,9 @@
 #include "sites/site_registry.h"
 
-#include <regex>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <regex>
 
 namespace capaboost {
 
@@ -20,7 +20,8 @@ std::vector<std::pair<std::string, std::shared_ptr<TunableLinearImpl>>> find_sit
 bool SiteSelector::matches(const std::string& site) const {
   for (const auto& suffix : suffixes) {
     if (site == suffix) return true;
-    if (site.size() > suffix.size() && site.compare(site.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+    if (site.size() > suffix.size() &&
+        site.compare(site.size() - suffix.size(), suffix.size(), suffix) == 0 &&
         site[site.size() - suffix.size() - 1] == '.') {
       return true;
     }

@@ -2,9 +2,6 @@
 // Finding a model's linear sites by name, and attaching tuners to them by suffix list or regex
 // (like PEFT's `target_modules`).
 
-#include "peft/site_tuner.h"
-#include "sites/tunable_linear.h"
-
 #include <torch/torch.h>
 
 #include <functional>
@@ -12,6 +9,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "peft/site_tuner.h"
+#include "sites/tunable_linear.h"
 
 namespace capaboost {
 

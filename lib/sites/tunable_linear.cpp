@@ -12,10 +12,9 @@ TunableLinearImpl::TunableLinearImpl(const TunableLinearOptions& options_) : opt
 }
 
 void TunableLinearImpl::reset() {
-  weight = register_parameter("weight",
-                              torch::empty({options.out_features(), options.in_features()}));
-  bias = options.bias() ? register_parameter("bias", torch::empty({options.out_features()}))
-                        : torch::Tensor();
+  weight = register_parameter("weight", torch::empty({options.out_features(), options.in_features()}));
+  bias =
+      options.bias() ? register_parameter("bias", torch::empty({options.out_features()})) : torch::Tensor();
   // torch::nn::Linear's initialisation, so a randomly initialised backbone behaves like PyTorch's.
   torch::NoGradGuard no_grad;
   torch::nn::init::kaiming_uniform_(weight, std::sqrt(5.0));

@@ -1,11 +1,11 @@
 #pragma once
 // A linear layer that a PEFT tuner can attach to: the backbone's unit of adaptation ("site").
 
-#include "peft/site_tuner.h"
-
 #include <torch/torch.h>
 
 #include <string>
+
+#include "peft/site_tuner.h"
 
 namespace capaboost {
 

@@ -1,9 +1,9 @@
 #include "capaboost/branch_stack.h"
 
+#include <catch2/catch.hpp>
+
 #include "peft/adapter.h"
 #include "peft/lora.h"
-
-#include <catch2/catch.hpp>
 
 using namespace capaboost;
 
@@ -27,14 +27,18 @@ torch::Tensor lora_branch_sum(const BranchStack& stack, const torch::Tensor& x, 
 
 }  // namespace
 
-TEST_CASE("stacked CapaBoost-LoRA equals the explicit sum over branches, values and gradients", "[capaboost]") {
+TEST_CASE("stacked CapaBoost-LoRA equals the explicit sum over branches, values and gradients",
+          "[capaboost]") {
   torch::manual_seed(0);
   for (auto kind : {MaskKind::kDiff, MaskKind::kSame, MaskKind::kNM, MaskKind::kNone}) {
     for (int64_t d : {1, 2, 4}) {
       INFO("mask " << to_string(kind) << " d=" << d);
       Lora lora(LoraOptions(4).alpha(6).capaboost(boost(d, kind)), "layer.0.query", 16, 12);
       lora->to(torch::kFloat64);
-      { torch::NoGradGuard g; lora->B.normal_(); }
+      {
+        torch::NoGradGuard g;
+        lora->B.normal_();
+      }
       auto x = torch::randn({5, 16}, torch::kFloat64).requires_grad_(true);
       auto y0 = torch::zeros({5, 12}, torch::kFloat64);
       auto probe = torch::randn({5, 12}, torch::kFloat64);
@@ -61,7 +65,11 @@ TEST_CASE("stacked CapaBoost-adapter equals the explicit sum over branches", "[c
   Adapter adapter(AdapterOptions(6).activation(AdapterActivation::kGelu).capaboost(boost(3, MaskKind::kDiff)),
                   "layer.0.output.dense", 10);
   adapter->to(torch::kFloat64);
-  { torch::NoGradGuard g; adapter->down_bias.normal_(); adapter->up_bias.normal_(); }
+  {
+    torch::NoGradGuard g;
+    adapter->down_bias.normal_();
+    adapter->up_bias.normal_();
+  }
   auto y = torch::randn({7, 10}, torch::kFloat64);
   auto stacked = adapter->adapt(y, y);
 
@@ -80,7 +88,10 @@ TEST_CASE("CapaBoost-LoRA gradients match finite differences", "[capaboost]") {
   torch::manual_seed(2);
   Lora lora(LoraOptions(2).alpha(2).capaboost(boost(2, MaskKind::kDiff)), "tiny", 4, 3);
   lora->to(torch::kFloat64);
-  { torch::NoGradGuard g; lora->B.normal_(); }
+  {
+    torch::NoGradGuard g;
+    lora->B.normal_();
+  }
   auto x = torch::randn({3, 4}, torch::kFloat64);
   auto y0 = torch::zeros({3, 3}, torch::kFloat64);
   auto loss = [&] { return lora->adapt(x, y0).pow(2).sum(); };
@@ -101,7 +112,8 @@ TEST_CASE("CapaBoost-LoRA gradients match finite differences", "[capaboost]") {
   }
 }
 
-TEST_CASE("dropout-style masks resample every training forward and use the expectation in eval", "[capaboost]") {
+TEST_CASE("dropout-style masks resample every training forward and use the expectation in eval",
+          "[capaboost]") {
   BranchStack stack(boost(2, MaskKind::kDropout), "s");
   auto w = torch::ones({8, 8});
   auto first = stack.stack("A", w, 0, /*training=*/true);

@@ -1,13 +1,12 @@
 #include "capaboost/mask.h"
 
-#include <catch2/catch.hpp>
+#include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
-
-#include <unistd.h>
 
 using namespace capaboost;
 
@@ -48,7 +47,8 @@ TEST_CASE("diff masks differ across branches, same masks do not", "[mask]") {
   auto a1 = make_mask(diff(0.5), {"s", "A", 1, 0}, {64, 64});
   CHECK_FALSE(torch::equal(a0, a1));
   auto same = MaskOptions().kind(MaskKind::kSame).density(0.5).seed(7);
-  CHECK(torch::equal(make_mask(same, {"s", "A", 0, 0}, {64, 64}), make_mask(same, {"s", "A", 3, 0}, {64, 64})));
+  CHECK(
+      torch::equal(make_mask(same, {"s", "A", 0, 0}, {64, 64}), make_mask(same, {"s", "A", 3, 0}, {64, 64})));
   // Factors and sites get their own masks.
   CHECK_FALSE(torch::equal(a0, make_mask(diff(0.5), {"s", "B", 0, 0}, {64, 64})));
   CHECK_FALSE(torch::equal(a0, make_mask(diff(0.5), {"t", "A", 0, 0}, {64, 64})));

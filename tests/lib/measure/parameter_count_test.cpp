@@ -1,11 +1,12 @@
 #include "measure/parameter_count.h"
 
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+
 #include "peft/adapter.h"
 #include "peft/lora.h"
 #include "sites/site_registry.h"
-
-#include <catch2/catch.hpp>
-#include <fmt/format.h>
 
 using namespace capaboost;
 
@@ -47,9 +48,13 @@ TEST_CASE("effective parameters are the union of the branch masks", "[params]") 
   CHECK(lora->parameter_count().dense == 4 * 20 + 10 * 4);
   CHECK(lora->parameter_count().effective == expected);
   // same-mask branches see one mask; dropout masks cover everything over training.
-  Lora same(LoraOptions(4).capaboost(CapaBoostOptions().branches(3).mask(MaskOptions().kind(MaskKind::kSame))), "s", 20, 10);
+  Lora same(
+      LoraOptions(4).capaboost(CapaBoostOptions().branches(3).mask(MaskOptions().kind(MaskKind::kSame))), "s",
+      20, 10);
   CHECK(same->parameter_count().effective == 60);
-  Lora dropout(LoraOptions(4).capaboost(CapaBoostOptions().branches(3).mask(MaskOptions().kind(MaskKind::kDropout))), "s", 20, 10);
+  Lora dropout(
+      LoraOptions(4).capaboost(CapaBoostOptions().branches(3).mask(MaskOptions().kind(MaskKind::kDropout))),
+      "s", 20, 10);
   CHECK(dropout->parameter_count().effective == 120);
 }
 
@@ -58,7 +63,8 @@ TEST_CASE("mean effective fraction over seeds matches 1-(1-s)^d", "[params]") {
     double sum = 0;
     const int seeds = 200;
     for (int seed = 0; seed < seeds; ++seed) {
-      auto boost = CapaBoostOptions().branches(d).mask(MaskOptions().kind(MaskKind::kDiff).density(0.5).seed(seed));
+      auto boost =
+          CapaBoostOptions().branches(d).mask(MaskOptions().kind(MaskKind::kDiff).density(0.5).seed(seed));
       Lora lora(LoraOptions(8).capaboost(boost), "s", 64, 64);
       const auto count = lora->parameter_count();
       sum += static_cast<double>(count.effective) / count.dense;
@@ -76,10 +82,12 @@ TEST_CASE("% FT params reproduce the paper's RoBERTa-base budget table", "[param
       RobertaBaseShape model;
       auto boost = CapaBoostOptions().branches(d).mask(
           MaskOptions().kind(d == 1 ? MaskKind::kNone : MaskKind::kDiff).density(0.5).seed(42));
-      attach_tuners(model, SiteSelector{{}, std::string("layer[0-9]+_(query|value)")}, [&](const std::string& site, const TunableLinearImpl& layer) {
-        return std::make_shared<LoraImpl>(LoraOptions(32).alpha(48).capaboost(boost), site,
-                                          layer.options.in_features(), layer.options.out_features());
-      });
+      attach_tuners(model, SiteSelector{{}, std::string("layer[0-9]+_(query|value)")},
+                    [&](const std::string& site, const TunableLinearImpl& layer) {
+                      return std::make_shared<LoraImpl>(LoraOptions(32).alpha(48).capaboost(boost), site,
+                                                        layer.options.in_features(),
+                                                        layer.options.out_features());
+                    });
       freeze_backbone(model, {"classifier"});
       const auto report = count_parameters(model, {"classifier"});
       CHECK(report.backbone == kRobertaBaseParameters);
@@ -94,7 +102,8 @@ TEST_CASE("% FT params reproduce the paper's RoBERTa-base budget table", "[param
     RobertaBaseShape model;
     attach_tuners(model, SiteSelector{{}, std::string("layer[0-9]+_output")},
                   [](const std::string& site, const TunableLinearImpl& layer) {
-                    return std::make_shared<AdapterImpl>(AdapterOptions(64), site, layer.options.out_features());
+                    return std::make_shared<AdapterImpl>(AdapterOptions(64), site,
+                                                         layer.options.out_features());
                   });
     const auto report = count_parameters(model, {"classifier"});
     CHECK(report.tuner_dense == 12 * (2 * 768 * 64 + 64 + 768));

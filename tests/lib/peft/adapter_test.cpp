@@ -1,8 +1,8 @@
 #include "peft/adapter.h"
 
-#include "sites/tunable_linear.h"
-
 #include <catch2/catch.hpp>
+
+#include "sites/tunable_linear.h"
 
 using namespace capaboost;
 
@@ -13,8 +13,9 @@ TEST_CASE("adapter computes y + up(f(down(y)))", "[adapter]") {
     Adapter adapter(AdapterOptions(4).activation(activation), "s", 12);
     auto y = torch::randn({3, 12});
     auto z = torch::mm(y, adapter->down.t()) + adapter->down_bias;
-    z = activation == AdapterActivation::kRelu ? torch::relu(z)
-        : activation == AdapterActivation::kGelu ? torch::gelu(z) : z * torch::sigmoid(z);
+    z = activation == AdapterActivation::kRelu   ? torch::relu(z)
+        : activation == AdapterActivation::kGelu ? torch::gelu(z)
+                                                 : z * torch::sigmoid(z);
     auto expected = y + torch::mm(z, adapter->up.t()) + adapter->up_bias;
     CHECK(torch::allclose(adapter->adapt(y, y), expected, 1e-5, 1e-6));
   }

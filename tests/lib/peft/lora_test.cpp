@@ -1,16 +1,17 @@
 #include "peft/lora.h"
 
+#include <catch2/catch.hpp>
+
 #include "measure/numerical_rank.h"
 #include "sites/tunable_linear.h"
-
-#include <catch2/catch.hpp>
 
 using namespace capaboost;
 
 namespace {
 Lora random_lora(int64_t r, int64_t d, MaskKind kind, uint64_t seed = 5) {
   auto boost = CapaBoostOptions().branches(d).mask(MaskOptions().kind(kind).density(0.5).seed(seed));
-  Lora lora(LoraOptions(r).alpha(1.5 * r).capaboost(boost), "roberta.encoder.layer.0.attention.self.query", 768, 768);
+  Lora lora(LoraOptions(r).alpha(1.5 * r).capaboost(boost), "roberta.encoder.layer.0.attention.self.query",
+            768, 768);
   torch::NoGradGuard no_grad;
   lora->B.normal_();  // nonzero B, as after training
   return lora;
@@ -22,8 +23,8 @@ TEST_CASE("rank(dW) = min(d*r, 768) at RoBERTa-base shape: the paper's Table 1 p
   for (int64_t r : {8, 16, 32, 64}) {
     for (int64_t d : {1, 2, 4}) {
       INFO("r=" << r << " d=" << d);
-      CHECK(numerical_rank(*random_lora(r, d, d == 1 ? MaskKind::kNone : MaskKind::kDiff)->delta_weight()).rank ==
-            std::min<int64_t>(d * r, 768));
+      CHECK(numerical_rank(*random_lora(r, d, d == 1 ? MaskKind::kNone : MaskKind::kDiff)->delta_weight())
+                .rank == std::min<int64_t>(d * r, 768));
     }
     INFO("same mask, r=" << r);
     CHECK(numerical_rank(*random_lora(r, 4, MaskKind::kSame)->delta_weight()).rank == r);
@@ -43,7 +44,8 @@ TEST_CASE("LoRA initialisation: B = 0, A bounded as the chosen init says", "[lor
   CHECK(reference->A.abs().max().item<double>() > 0.9 * reference_bound);
   // ΔW starts at zero: the tuned model equals the pre-trained one before training.
   CHECK(peft->delta_weight()->abs().max().item<double>() == 0.0);
-  CHECK_THROWS_WITH(Lora(LoraOptions(0), "bad.site", 8, 8), Catch::Contains("bad.site") && Catch::Contains("rank"));
+  CHECK_THROWS_WITH(Lora(LoraOptions(0), "bad.site", 8, 8),
+                    Catch::Contains("bad.site") && Catch::Contains("rank"));
 }
 
 TEST_CASE("LoRA scales by alpha/r once, with no 1/d", "[lora]") {
@@ -59,9 +61,13 @@ TEST_CASE("merged output equals unmerged output (LoRA and CapaBoost-LoRA)", "[lo
   for (int64_t d : {1, 2}) {
     INFO("d=" << d);
     TunableLinear site(64, 48);
-    auto boost = CapaBoostOptions().branches(d).mask(MaskOptions().kind(d == 1 ? MaskKind::kNone : MaskKind::kDiff));
+    auto boost =
+        CapaBoostOptions().branches(d).mask(MaskOptions().kind(d == 1 ? MaskKind::kNone : MaskKind::kDiff));
     auto lora = std::make_shared<LoraImpl>(LoraOptions(4).alpha(8).capaboost(boost), "site", 64, 48);
-    { torch::NoGradGuard g; lora->B.normal_(); }
+    {
+      torch::NoGradGuard g;
+      lora->B.normal_();
+    }
     site->attach(lora);
     site->eval();
     auto x = torch::randn({9, 64});

@@ -1,8 +1,8 @@
 #include "sites/site_registry.h"
 
-#include "peft/lora.h"
-
 #include <catch2/catch.hpp>
+
+#include "peft/lora.h"
 
 using namespace capaboost;
 
@@ -52,7 +52,8 @@ TEST_CASE("sites are found by name and selected by suffix or regex", "[sites]") 
   CHECK(SiteSelector{{}, std::string("layer1\\.(key|value)")}.matches("layer1.value"));
   CHECK_FALSE(SiteSelector{{}, std::string("layer1\\.(key|value)")}.matches("layer1.value.extra"));
 
-  const auto attached = attach_tuners(model, SiteSelector{{"query", "value"}}, lora_factory(1, MaskKind::kNone));
+  const auto attached =
+      attach_tuners(model, SiteSelector{{"query", "value"}}, lora_factory(1, MaskKind::kNone));
   CHECK(attached == std::vector<std::string>{"layer0.query", "layer0.value", "layer1.query", "layer1.value"});
   // Tuner parameters extend the site's name.
   CHECK(model.named_parameters().contains("layer0.query.lora.A"));
@@ -69,7 +70,8 @@ TEST_CASE("training changes only tuner and head parameters", "[sites][training]"
   for (const auto& p : model.named_parameters()) before[p.key()] = p.value().clone();
 
   std::vector<torch::Tensor> trainable;
-  for (auto& p : model.parameters()) if (p.requires_grad()) trainable.push_back(p);
+  for (auto& p : model.parameters())
+    if (p.requires_grad()) trainable.push_back(p);
   torch::optim::AdamW optimizer(trainable, torch::optim::AdamWOptions(1e-2));
   for (int step = 0; step < 3; ++step) {
     optimizer.zero_grad();
@@ -87,7 +89,10 @@ TEST_CASE("entries masked out in every branch get exactly zero gradient", "[site
   torch::manual_seed(11);
   auto boost = CapaBoostOptions().branches(2).mask(MaskOptions().kind(MaskKind::kDiff).density(0.3).seed(9));
   Lora lora(LoraOptions(4).capaboost(boost), "site", 16, 16);
-  { torch::NoGradGuard g; lora->B.normal_(); }
+  {
+    torch::NoGradGuard g;
+    lora->B.normal_();
+  }
   lora->adapt(torch::randn({6, 16}), torch::zeros({6, 16})).pow(2).sum().backward();
   BranchStack masks(boost, "site");
   for (auto [name, param] : {std::pair{std::string("A"), lora->A}, std::pair{std::string("B"), lora->B}}) {
