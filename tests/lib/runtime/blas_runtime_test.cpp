@@ -1,0 +1,40 @@
+#include "runtime/blas_runtime.h"
+
+#include <torch/torch.h>
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <thread>
+
+using namespace capaboost::runtime;
+
+TEST_CASE("the suite runs on OpenBLAS with the kernel the environment asks for", "[runtime]") {
+  // `make deps` installs libopenblas0-openmp; a process on the reference BLAS is 50x slower and must
+  // not pass CI silently.
+  const BlasInfo info = blas_info();
+  INFO("library " << info.library << ", kernel " << info.kernel);
+  CHECK(info.vendor == "OpenBLAS");
+  CHECK_FALSE(info.library.empty());
+  if (const char* requested = std::getenv("OPENBLAS_CORETYPE")) {
+    CHECK(info.kernel == requested);  // never overridden
+  }
+}
+
+TEST_CASE("thread count: explicit, then CAPABOOST_THREADS, then all cores", "[runtime]") {
+  const int before = torch::get_num_threads();
+  configure_threads(1);
+  CHECK(torch::get_num_threads() == 1);
+  setenv("CAPABOOST_THREADS", "2", 1);
+  configure_threads(0);
+  CHECK(torch::get_num_threads() == 2);
+  unsetenv("CAPABOOST_THREADS");
+  configure_threads(0);
+  CHECK(torch::get_num_threads() == static_cast<int>(std::thread::hardware_concurrency()));
+  torch::set_num_threads(before);
+}
+
+TEST_CASE("the slow-BLAS floor scales with threads", "[runtime]") {
+  CHECK(expected_min_gemm_gflops(2) == Approx(2 * expected_min_gemm_gflops(1)));
+  CHECK(expected_min_gemm_gflops(0) == expected_min_gemm_gflops(1));
+}
