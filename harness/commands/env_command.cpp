@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
-#include "commands.h"
+#include "commands/commands.h"
 #include "runtime/blas_runtime.h"
 
 namespace capaboost::harness {

@@ -7,7 +7,8 @@
 #include <iostream>
 #include <vector>
 
-#include "commands.h"
+#include "commands/commands.h"
+#include "spec/diagnostics.h"
 #include "runtime/blas_runtime.h"
 
 int main(int argc, char** argv) {
@@ -22,6 +23,12 @@ int main(int argc, char** argv) {
   std::vector<capaboost::harness::Command> commands;
   commands.push_back(capaboost::harness::env_command(app));
   commands.push_back(capaboost::harness::rank_table_command(app));
+  commands.push_back(capaboost::harness::plan_command(app));
+  commands.push_back(capaboost::harness::run_command(app));
+  commands.push_back(capaboost::harness::status_command(app));
+  commands.push_back(capaboost::harness::report_command(app));
+  commands.push_back(capaboost::harness::reindex_command(app));
+  commands.push_back(capaboost::harness::methods_command(app));
 
   try {
     app.parse(argc, argv);
@@ -33,6 +40,9 @@ int main(int argc, char** argv) {
     for (auto& command : commands) {
       if (command.app->parsed()) return command.run();
     }
+  } catch (const capaboost::harness::SpecError& e) {
+    std::cerr << e.what() << "\ncapaboost: the spec has errors; nothing was run\n";
+    return capaboost::harness::kExitBadSpec;
   } catch (const c10::Error& e) {
     // Contract errors carry a C++ backtrace that helps developers but buries the message for users.
     std::cerr << "capaboost: error: " << e.what_without_backtrace() << "\n";

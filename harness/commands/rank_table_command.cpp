@@ -4,7 +4,7 @@
 #include <map>
 #include <vector>
 
-#include "commands.h"
+#include "commands/commands.h"
 #include "measure/numerical_rank.h"
 #include "peft/lora.h"
 #include "runtime/blas_runtime.h"

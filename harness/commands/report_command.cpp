@@ -1,0 +1,84 @@
+#include "commands/commands.h"
+#include "commands/sweep_options.h"
+#include "report/aggregate.h"
+#include "report/figure_writer.h"
+#include "report/paper_numbers.h"
+#include "report/table_writer.h"
+#include "store/record_store.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace capaboost::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
+  fmt::print("wrote {}\n", path.string());
+}
+
+}  // namespace
+
+Command report_command(CLI::App& app) {
+  auto* sub = app.add_subcommand("report", "Write LaTeX, CSV and Markdown tables and figures of a spec from its records");
+  auto options = std::make_shared<SweepOptions>();
+  auto out_dir = std::make_shared<std::string>();
+  auto plots_dir = std::make_shared<std::string>("plots");
+  add_sweep_options(sub, *options);
+  sub->add_option("--out", *out_dir, "output folder (default: <results>/reports/<spec>/<profile>)");
+  sub->add_option("--plots", *plots_dir, "folder of the gnuplot templates");
+  return {sub, [options, out_dir, plots_dir] {
+            const auto sweep = load_sweep(*options);
+            const RecordStore store(options->results_dir);
+            const std::string out = out_dir->empty()
+                                        ? (fs::path(options->results_dir) / "reports" / sweep.spec.name / options->profile).string()
+                                        : *out_dir;
+            fs::create_directories(out);
+            std::optional<PaperNumbers> paper;
+            if (!sweep.spec.paper.empty()) paper = load_paper_numbers(sweep.spec.paper);
+            int incomplete = 0;
+            if (sweep.spec.table) {
+              const auto& layout = *sweep.spec.table;
+              for (const auto& metric : layout.metrics) {
+                TableDocument document;
+                document.spec_name = sweep.spec.name;
+                document.title = sweep.spec.title.empty() ? sweep.spec.name : sweep.spec.title;
+                document.profile = options->profile;
+                document.metric = metric;
+                document.column_key = layout.columns;
+                document.decimals = layout.decimals;
+                document.higher_is_better = layout.higher_is_better;
+                document.cells = aggregate(sweep.runs, store, metric, layout.rows, layout.columns);
+                if (paper && (paper->metric.empty() || paper->metric == metric)) document.paper = paper;
+                for (const auto& [row, columns] : document.cells.cells) {
+                  for (const auto& [column, cell] : columns) incomplete += cell.missing + cell.failed;
+                }
+                const std::string stem = layout.metrics.size() == 1 ? "table" : "table_" + metric;
+                write_text(fs::path(out) / (stem + ".tex"), render_latex(document));
+                write_text(fs::path(out) / (stem + ".csv"), render_csv(document));
+                write_text(fs::path(out) / (stem + ".md"), render_markdown(document));
+                fmt::print("\n{}\n", render_markdown(document));
+              }
+            }
+            if (sweep.spec.figure) {
+              const auto& layout = *sweep.spec.figure;
+              const auto cells = aggregate(sweep.runs, store, layout.metric, layout.series, layout.x);
+              for (const auto& file : write_figure(layout, cells, sweep.spec.title, *plots_dir, out, "figure")) {
+                fmt::print("wrote {}\n", file);
+              }
+            }
+            if (incomplete) {
+              fmt::print("note: {} run(s) of this report are missing or failed (marked †); `capaboost run` fills them\n",
+                         incomplete);
+            }
+            return int{kExitOk};
+          }};
+}
+
+}  // namespace capaboost::harness

@@ -1,0 +1,92 @@
+#include "report/aggregate.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <numeric>
+
+namespace capaboost::harness {
+namespace {
+
+template <typename T>
+void append_unique(std::vector<T>& list, const T& value) {
+  if (std::find(list.begin(), list.end(), value) == list.end()) list.push_back(value);
+}
+
+double mean_of(const std::vector<double>& values) {
+  return values.empty() ? NAN : std::accumulate(values.begin(), values.end(), 0.0) / values.size();
+}
+
+}  // namespace
+
+double Cell::mean() const { return mean_of(values); }
+
+double Cell::std() const {
+  if (values.size() < 2) return 0.0;
+  const double m = mean();
+  double sum = 0;
+  for (double v : values) sum += (v - m) * (v - m);
+  return std::sqrt(sum / (values.size() - 1));
+}
+
+std::string value_label(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_float()) return fmt::format("{:g}", value.get<double>());
+  return value.dump();
+}
+
+CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store, const std::string& metric,
+                    const std::string& row_key, const std::string& column_key, const std::string& selection_metric) {
+  // row → column → lr → cell of `metric`, plus the same for the selection metric.
+  std::map<std::string, std::map<std::string, std::map<double, Cell>>> by_lr, selection_by_lr;
+  CellTable table;
+  for (const auto& run : runs) {
+    const std::string row = row_key == "label" ? run.label : value_label(run.parameters.value(row_key, nlohmann::json("-")));
+    const std::string column = column_key.empty() ? metric : value_label(run.parameters.value(column_key, nlohmann::json("-")));
+    append_unique(table.rows, row);
+    append_unique(table.columns, column);
+    const double lr = run.parameters.value("lr", 0.0);
+    Cell& cell = by_lr[row][column][lr];
+    Cell& selection = selection_by_lr[row][column][lr];
+    if (std::find(cell.keys.begin(), cell.keys.end(), run.key) != cell.keys.end()) continue;
+    const auto record = store.read(run.key);
+    if (!record) {
+      ++cell.missing;
+    } else if (record->value("status", "") != "ok") {
+      ++cell.failed;
+    } else if (record->contains("metrics") && (*record)["metrics"].contains(metric)) {
+      cell.values.push_back((*record)["metrics"][metric].get<double>());
+      cell.keys.push_back(run.key);
+      if ((*record)["metrics"].contains(selection_metric)) {
+        selection.values.push_back((*record)["metrics"][selection_metric].get<double>());
+      }
+    }
+  }
+  for (auto& [row, columns] : by_lr) {
+    for (auto& [column, lrs] : columns) {
+      // One lr: nothing to select. Several: the best mean eval score among complete learning rates.
+      auto chosen = lrs.begin();
+      if (lrs.size() > 1) {
+        double best = -INFINITY;
+        for (auto it = lrs.begin(); it != lrs.end(); ++it) {
+          const double score = mean_of(selection_by_lr[row][column][it->first].values);
+          if (!it->second.empty() && std::isfinite(score) && score > best) {
+            best = score;
+            chosen = it;
+          }
+        }
+      }
+      Cell cell = chosen->second;
+      cell.selected_lr = chosen->first;
+      for (const auto& [lr, other] : lrs) {
+        if (lr == chosen->first) continue;
+        cell.missing += other.missing;  // an unfinished lr makes the selection provisional
+        cell.failed += other.failed;
+      }
+      table.cells[row][column] = cell;
+    }
+  }
+  return table;
+}
+
+}  // namespace capaboost::harness

@@ -1,0 +1,45 @@
+#pragma once
+// From run records to table cells: group by row and column, select the learning rate on eval,
+// and summarise over seeds.
+
+#include "runs/run_config.h"
+#include "store/record_store.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace capaboost::harness {
+
+/// One table cell: a metric over seeds.
+struct Cell {
+  std::vector<double> values;      ///< one per seed (successful runs only)
+  std::vector<std::string> keys;   ///< run keys that produced them
+  int failed = 0;                  ///< runs of this cell recorded as failed
+  int missing = 0;                 ///< runs of this cell with no record
+  double selected_lr = 0;          ///< chosen learning rate (0 when no lr grid)
+
+  double mean() const;
+  double std() const;  ///< sample standard deviation (n − 1); 0 for one value
+  bool empty() const { return values.empty(); }
+};
+
+/// Cells of one metric, by row label then column label, in spec order.
+struct CellTable {
+  std::vector<std::string> rows;
+  std::vector<std::string> columns;
+  std::map<std::string, std::map<std::string, Cell>> cells;  // row → column → cell
+};
+
+/// The label of a JSON parameter value in a table ("8", "0.5", "diff").
+std::string value_label(const nlohmann::json& value);
+
+/// Aggregates `metric` over the spec's runs. `row_key` is "label" or a parameter; `column_key` a
+/// parameter, or empty for one column named after the metric. When runs differ in `lr`, each cell
+/// keeps the learning rate whose mean `selection_metric` (an eval-split metric) is highest and
+/// reports `metric` of that learning rate.
+CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store, const std::string& metric,
+                    const std::string& row_key, const std::string& column_key,
+                    const std::string& selection_metric = "eval_score");
+
+}  // namespace capaboost::harness

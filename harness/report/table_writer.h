@@ -1,0 +1,33 @@
+#pragma once
+// Rendering aggregated cells as LaTeX (booktabs, \input-able), CSV and Markdown, with the paper's
+// reported rows (marked *) beside ours.
+
+#include "report/aggregate.h"
+#include "report/paper_numbers.h"
+
+#include <optional>
+#include <string>
+
+namespace capaboost::harness {
+
+struct TableDocument {
+  std::string spec_name;
+  std::string title;
+  std::string profile;
+  std::string metric;
+  std::string column_key;  ///< parameter behind the columns ("" when columns are metrics)
+  int decimals = 1;
+  bool higher_is_better = true;
+  CellTable cells;
+  std::optional<PaperNumbers> paper;
+};
+
+/// A booktabs table: mean with ± std over seeds as a subscript, the best measured entry per column
+/// in bold, paper rows marked *, the profile and seed count in the caption, run keys as a comment.
+std::string render_latex(const TableDocument& document);
+/// Long format: row, column, source (paper|measured), mean, std, n, failed, missing, lr, run keys.
+std::string render_csv(const TableDocument& document);
+/// A GitHub-flavoured Markdown table of the same content.
+std::string render_markdown(const TableDocument& document);
+
+}  // namespace capaboost::harness

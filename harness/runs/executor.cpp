@@ -1,0 +1,164 @@
+#include "runs/executor.h"
+
+#include "runs/provenance.h"
+
+#include <c10/util/Exception.h>
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <iostream>
+#include <set>
+#include <thread>
+
+namespace capaboost::harness {
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+double peak_memory_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;  // kilobytes on Linux
+}
+
+// Contract errors carry a C++ backtrace; a record keeps the message a user can act on.
+std::string reason_of(const std::exception& e) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) return c10_error->what_without_backtrace();
+  return e.what();
+}
+
+// Starts `jobs` copies of this program as workers and waits for them.
+ExecuteSummary run_workers(const ExecuteOptions& options) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = std::max(1, cores / options.jobs);
+  std::vector<pid_t> children;
+  for (int worker = 0; worker < options.jobs; ++worker) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      std::vector<std::string> args{options.self_exe};
+      args.insert(args.end(), options.worker_args.begin(), options.worker_args.end());
+      args.push_back(fmt::format("--worker={}/{}", worker, options.jobs));
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      setenv("CAPABOOST_THREADS", std::to_string(threads).c_str(), 1);
+      execv(options.self_exe.c_str(), argv.data());
+      std::perror("capaboost: starting a worker failed");
+      _exit(127);
+    }
+    if (pid < 0) throw std::runtime_error("capaboost: fork failed while starting workers");
+    children.push_back(pid);
+  }
+  ExecuteSummary summary;
+  for (pid_t child : children) {
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++summary.failed;
+  }
+  return summary;
+}
+
+}  // namespace
+
+bool needs_run(const RunConfig& run, const RecordStore& store, const ExecuteOptions& options) {
+  if (options.force) return true;
+  const auto record = store.read(run.key);
+  if (!record) return true;
+  return options.retry_failed && record->value("status", "") != "ok";
+}
+
+nlohmann::json execute_run(const RunConfig& run, RecordStore& store, const ExecuteOptions& options,
+                           const std::string& display_name) {
+  nlohmann::json record = {{"key", run.key},
+                           {"spec", options.spec_name},
+                           {"label", run.label},
+                           {"name", display_name},
+                           {"measure", run.measure},
+                           {"profile", options.profile},
+                           {"parameters", run.parameters},
+                           {"data_fingerprint", run.data_fingerprint},
+                           {"code_version", kCodeVersion}};
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    const auto result = find_measure(run.measure).run(run.parameters, options.context);
+    for (const auto& [name, value] : result.metrics.items()) {
+      if (value.is_number() && !std::isfinite(value.get<double>())) {
+        throw std::runtime_error(fmt::format("metric '{}' is not finite", name));
+      }
+    }
+    record["status"] = "ok";
+    record["reason"] = "";
+    record["metrics"] = result.metrics;
+    record["details"] = result.details;
+  } catch (const std::exception& e) {
+    record["status"] = "failed";
+    record["reason"] = reason_of(e);
+    record["metrics"] = nlohmann::json::object();
+  }
+  record["wall_time_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  record["peak_memory_mb"] = peak_memory_mb();
+  record["finished_at"] = utc_now();
+  auto provenance_record = provenance();
+  provenance_record["seed"] = run.parameters.value("seed", 0);
+  record["provenance"] = provenance_record;
+  store.write(record);
+  return record;
+}
+
+ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, const ExecuteOptions& options,
+                       const std::vector<std::string>& axis_names) {
+  store.remove_stale_temporaries();
+  ExecuteSummary summary;
+  std::vector<const RunConfig*> pending;
+  std::set<std::string> seen;
+  for (const auto& run : runs) {
+    if (!seen.insert(run.key).second) continue;  // two rows can resolve to the same run
+    if (needs_run(run, store, options)) {
+      pending.push_back(&run);
+    } else {
+      ++summary.skipped;
+    }
+  }
+  if (options.dry_run) {
+    for (const auto* run : pending) fmt::print("would run  {}  {}\n", run->key.substr(0, 12), run->display_name(axis_names));
+    return summary;
+  }
+  if (options.jobs > 1 && options.worker < 0 && pending.size() > 1) {
+    fmt::print("{} runs to do, {} finished; starting {} workers\n", pending.size(), summary.skipped, options.jobs);
+    std::fflush(stdout);
+    const auto workers = run_workers(options);
+    summary.failed = workers.failed;
+    return summary;
+  }
+  int index = 0;
+  for (const auto* run : pending) {
+    const int mine = index++;
+    if (options.worker >= 0 && mine % options.jobs != options.worker) continue;
+    const std::string name = run->display_name(axis_names);
+    fmt::print("[{}/{}] {}  {}\n", mine + 1, pending.size(), run->key.substr(0, 12), name);
+    std::fflush(stdout);
+    const auto record = execute_run(*run, store, options, name);
+    if (record["status"] == "ok") {
+      ++summary.succeeded;
+      fmt::print("        ok in {:.1f}s  {}\n", record["wall_time_s"].get<double>(), record["metrics"].dump());
+    } else {
+      ++summary.failed;
+      fmt::print("        FAILED: {}\n", record["reason"].get<std::string>());
+    }
+    std::fflush(stdout);
+  }
+  return summary;
+}
+
+}  // namespace capaboost::harness

@@ -1,0 +1,326 @@
+#include "spec/spec.h"
+
+#include "runs/measure_registry.h"
+#include "spec/parameters.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <set>
+
+namespace capaboost::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Collects diagnostics while walking one YAML file.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  void error(const YAML::Node& node, std::string message) {
+    diagnostics_.push_back(diagnostic_at(file_, node, std::move(message)));
+  }
+  const std::string& file() const { return file_; }
+  std::vector<Diagnostic>& diagnostics() { return diagnostics_; }
+
+  bool expect_map(const YAML::Node& node, const std::string& what) {
+    if (node.IsMap()) return true;
+    error(node, fmt::format("{} must be a mapping of key: value", what));
+    return false;
+  }
+
+  // Checks the keys of a mapping against `allowed`, reporting unknown ones with a suggestion.
+  void check_keys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& where) {
+    for (const auto& item : map) {
+      const auto key = item.first.as<std::string>();
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+        error(item.first, fmt::format("unknown key '{}' in {}{}", key, where, did_you_mean(key, allowed)));
+      }
+    }
+  }
+
+  std::optional<std::string> string_value(const YAML::Node& node, const std::string& key) {
+    if (node.IsScalar()) return node.Scalar();
+    error(node, fmt::format("'{}' must be a string", key));
+    return std::nullopt;
+  }
+
+  // A mapping of run parameters; `extra` names keys that are not parameters but allowed here.
+  nlohmann::json parameters(const YAML::Node& map, const std::string& where,
+                            const std::vector<std::string>& extra = {}) {
+    nlohmann::json result = nlohmann::json::object();
+    if (!expect_map(map, where)) return result;
+    for (const auto& item : map) {
+      const auto key = item.first.as<std::string>();
+      if (std::find(extra.begin(), extra.end(), key) != extra.end()) continue;
+      const ParameterDef* def = find_parameter(key);
+      if (!def) {
+        auto candidates = run_parameter_names();
+        candidates.insert(candidates.end(), extra.begin(), extra.end());
+        error(item.first, fmt::format("unknown parameter '{}' in {}{}", key, where, did_you_mean(key, candidates)));
+        continue;
+      }
+      if (auto value = convert_parameter(*def, item.second, file_, diagnostics_)) result[key] = *value;
+    }
+    return result;
+  }
+
+  Axes axes(const YAML::Node& map, const std::string& where) {
+    Axes result;
+    if (!expect_map(map, where)) return result;
+    for (const auto& item : map) {
+      const auto key = item.first.as<std::string>();
+      const ParameterDef* def = find_parameter(key);
+      if (!def) {
+        error(item.first, fmt::format("unknown parameter '{}' in {}{}", key, where, did_you_mean(key, run_parameter_names())));
+        continue;
+      }
+      if (!item.second.IsSequence() || item.second.size() == 0) {
+        error(item.second, fmt::format("axis '{}' in {} must be a non-empty list of values", key, where));
+        continue;
+      }
+      std::vector<nlohmann::json> values;
+      for (const auto& value : item.second) {
+        if (auto converted = convert_parameter(*def, value, file_, diagnostics_)) values.push_back(*converted);
+      }
+      result.emplace_back(key, values);
+    }
+    return result;
+  }
+
+  template <typename T>
+  std::optional<std::vector<T>> list(const YAML::Node& node, const std::string& key, double min, bool exclusive) {
+    if (!node.IsSequence() || node.size() == 0) {
+      error(node, fmt::format("'{}' must be a non-empty list", key));
+      return std::nullopt;
+    }
+    std::vector<T> values;
+    for (const auto& item : node) {
+      T value{};
+      if (!item.IsScalar() || !YAML::convert<T>::decode(item, value)) {
+        error(item, fmt::format("'{}' entries must be {}", key, std::is_integral_v<T> ? "integers" : "numbers"));
+        return std::nullopt;
+      }
+      if (exclusive ? value <= min : value < min) {
+        error(item, fmt::format("'{}' entries must be {} {}", key, exclusive ? ">" : ">=", min));
+        return std::nullopt;
+      }
+      values.push_back(value);
+    }
+    return values;
+  }
+
+  ProfileOverlay profile(const YAML::Node& node, const std::string& name) {
+    ProfileOverlay overlay;
+    const std::string where = fmt::format("profile '{}'", name);
+    if (!expect_map(node, where)) return overlay;
+    check_keys(node, {"set", "seeds", "lr_grid", "grid"}, where);
+    if (node["set"]) overlay.set = parameters(node["set"], where + " set");
+    if (node["seeds"]) overlay.seeds = list<int64_t>(node["seeds"], "seeds", 0, false);
+    if (node["lr_grid"]) overlay.lr_grid = list<double>(node["lr_grid"], "lr_grid", 0, true);
+    if (node["grid"]) overlay.grid = axes(node["grid"], where + " grid");
+    return overlay;
+  }
+
+ private:
+  std::string file_;
+  std::vector<Diagnostic> diagnostics_;
+};
+
+std::optional<YAML::Node> load_yaml(const std::string& path, std::vector<Diagnostic>& diagnostics) {
+  if (!fs::exists(path)) {
+    diagnostics.push_back({path, 0, 0, "no such file"});
+    return std::nullopt;
+  }
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    diagnostics.push_back({path, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg});
+    return std::nullopt;
+  }
+}
+
+void merge_overlay(ProfileOverlay& into, const ProfileOverlay& from) {
+  for (auto& [key, value] : from.set.items()) into.set[key] = value;
+  if (from.seeds) into.seeds = from.seeds;
+  if (from.lr_grid) into.lr_grid = from.lr_grid;
+  for (const auto& axis : from.grid) {
+    auto it = std::find_if(into.grid.begin(), into.grid.end(), [&](const auto& a) { return a.first == axis.first; });
+    if (it == into.grid.end()) {
+      into.grid.push_back(axis);
+    } else {
+      it->second = axis.second;
+    }
+  }
+}
+
+void read_profiles(Reader& reader, const YAML::Node& node, std::map<std::string, ProfileOverlay>& into) {
+  if (!reader.expect_map(node, "profiles")) return;
+  for (const auto& item : node) {
+    const auto name = item.first.as<std::string>();
+    if (std::find(profile_names().begin(), profile_names().end(), name) == profile_names().end()) {
+      reader.error(item.first, fmt::format("unknown profile '{}'{}; profiles are paper, mini, smoke", name,
+                                           did_you_mean(name, profile_names())));
+      continue;
+    }
+    merge_overlay(into[name], reader.profile(item.second, name));
+  }
+}
+
+void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
+  if (!reader.expect_map(node, "report")) return;
+  reader.check_keys(node, {"table", "figure"}, "report");
+  if (const auto table = node["table"]; table && reader.expect_map(table, "report.table")) {
+    reader.check_keys(table, {"rows", "columns", "metrics", "decimals", "higher_is_better"}, "report.table");
+    TableLayout layout;
+    if (table["rows"]) layout.rows = table["rows"].as<std::string>();
+    if (table["columns"]) layout.columns = table["columns"].as<std::string>();
+    if (table["metrics"] && table["metrics"].IsSequence()) {
+      for (const auto& m : table["metrics"]) layout.metrics.push_back(m.as<std::string>());
+    } else {
+      reader.error(table["metrics"] ? table["metrics"] : table, "report.table needs 'metrics': a list of record metrics");
+    }
+    if (table["decimals"]) layout.decimals = table["decimals"].as<int>();
+    if (table["higher_is_better"]) layout.higher_is_better = table["higher_is_better"].as<bool>();
+    spec.table = layout;
+  }
+  if (const auto figure = node["figure"]; figure && reader.expect_map(figure, "report.figure")) {
+    reader.check_keys(figure, {"x", "series", "metric", "template", "xlabel", "ylabel", "logscale_x"}, "report.figure");
+    FigureLayout layout;
+    for (const char* required : {"x", "series", "metric", "template"}) {
+      if (!figure[required]) reader.error(figure, fmt::format("report.figure needs '{}'", required));
+    }
+    if (figure["x"]) layout.x = figure["x"].as<std::string>();
+    if (figure["series"]) layout.series = figure["series"].as<std::string>();
+    if (figure["metric"]) layout.metric = figure["metric"].as<std::string>();
+    if (figure["template"]) layout.template_name = figure["template"].as<std::string>();
+    layout.xlabel = figure["xlabel"] ? figure["xlabel"].as<std::string>() : layout.x;
+    layout.ylabel = figure["ylabel"] ? figure["ylabel"].as<std::string>() : layout.metric;
+    if (figure["logscale_x"]) layout.logscale_x = figure["logscale_x"].as<bool>();
+    spec.figure = layout;
+  }
+}
+
+// Rules that span several keys, checked on every row's merged parameters.
+void check_consistency(Reader& reader, const YAML::Node& root, const Spec& spec) {
+  for (size_t i = 0; i < spec.rows.size(); ++i) {
+    nlohmann::json merged = spec.defaults;
+    for (auto& [key, value] : spec.rows[i].parameters.items()) merged[key] = value;
+    const YAML::Node where = root["rows"][i];
+    if (merged.contains("alpha") && merged.contains("alpha_over_rank")) {
+      reader.error(where, fmt::format("row '{}' sets both 'alpha' and 'alpha_over_rank'; keep one", spec.rows[i].label));
+    }
+    if (merged.contains("nm")) {
+      int n = 0, m = 0;
+      const auto text = merged["nm"].get<std::string>();
+      if (std::sscanf(text.c_str(), "%d:%d", &n, &m) != 2 || n < 0 || m <= 0 || n > m) {
+        reader.error(where, fmt::format("row '{}': nm must look like '2:4' with N <= M, got '{}'", spec.rows[i].label, text));
+      }
+    }
+    if (!merged.contains("method")) {
+      reader.error(where, fmt::format("row '{}' has no 'method' (set it in defaults or the row)", spec.rows[i].label));
+    }
+  }
+  for (const auto& axis : spec.grid) {
+    if (axis.first == "seed") reader.error(root["grid"], "put seeds in 'seeds:', not in grid");
+    if (axis.first == "lr" && !spec.lr_grid.empty()) reader.error(root["grid"], "'lr' is both a grid axis and lr_grid; keep lr_grid");
+  }
+  size_t zip_length = 0;
+  for (const auto& axis : spec.zip) {
+    if (zip_length && axis.second.size() != zip_length) {
+      reader.error(root["zip"], fmt::format("zip axes must have equal lengths; '{}' has {} values, expected {}",
+                                            axis.first, axis.second.size(), zip_length));
+    }
+    zip_length = axis.second.size();
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& profile_names() {
+  static const std::vector<std::string> names{"paper", "mini", "smoke"};
+  return names;
+}
+
+Spec load_spec(const std::string& path) {
+  Spec spec;
+  spec.file = path;
+  Reader reader(path);
+  auto root = load_yaml(path, reader.diagnostics());
+  if (!root) throw SpecError(reader.diagnostics());
+  if (!reader.expect_map(*root, "an experiment spec")) throw SpecError(reader.diagnostics());
+  const auto& node = *root;
+  reader.check_keys(node, {"name", "title", "measure", "paper", "defaults", "rows", "grid", "zip", "seeds", "lr_grid",
+                           "profiles", "report"},
+                    "the spec");
+
+  for (const char* required : {"name", "measure", "rows"}) {
+    if (!node[required]) reader.error(node, fmt::format("the spec needs '{}'", required));
+  }
+  if (node["name"]) spec.name = reader.string_value(node["name"], "name").value_or("");
+  if (node["title"]) spec.title = reader.string_value(node["title"], "title").value_or("");
+  if (node["measure"]) {
+    spec.measure = reader.string_value(node["measure"], "measure").value_or("");
+    const auto measures = measure_names();
+    if (!spec.measure.empty() && std::find(measures.begin(), measures.end(), spec.measure) == measures.end()) {
+      reader.error(node["measure"], fmt::format("unknown measure '{}'{}; measures: {}", spec.measure,
+                                                did_you_mean(spec.measure, measures), fmt::join(measures, ", ")));
+    }
+  }
+  const fs::path directory = fs::path(path).parent_path();
+  if (node["paper"]) {
+    const auto paper = reader.string_value(node["paper"], "paper").value_or("");
+    spec.paper = (directory / paper).string();
+    if (!fs::exists(spec.paper)) reader.error(node["paper"], fmt::format("paper-numbers file '{}' does not exist", spec.paper));
+  }
+  if (node["defaults"]) spec.defaults = reader.parameters(node["defaults"], "defaults");
+  if (node["rows"]) {
+    if (!node["rows"].IsSequence() || node["rows"].size() == 0) {
+      reader.error(node["rows"], "'rows' must be a non-empty list of {label: ..., parameter: value}");
+    } else {
+      std::set<std::string> labels;
+      for (const auto& row : node["rows"]) {
+        RowSpec parsed;
+        if (!reader.expect_map(row, "a row")) continue;
+        if (!row["label"]) {
+          reader.error(row, "every row needs a 'label'");
+        } else {
+          parsed.label = row["label"].as<std::string>();
+          if (!labels.insert(parsed.label).second) reader.error(row["label"], fmt::format("duplicate row label '{}'", parsed.label));
+        }
+        parsed.parameters = reader.parameters(row, fmt::format("row '{}'", parsed.label), {"label"});
+        spec.rows.push_back(parsed);
+      }
+    }
+  }
+  if (node["grid"]) spec.grid = reader.axes(node["grid"], "grid");
+  if (node["zip"]) spec.zip = reader.axes(node["zip"], "zip");
+  if (node["seeds"]) spec.seeds = reader.list<int64_t>(node["seeds"], "seeds", 0, false).value_or(spec.seeds);
+  if (node["lr_grid"]) spec.lr_grid = reader.list<double>(node["lr_grid"], "lr_grid", 0, true).value_or(spec.lr_grid);
+
+  // Shared overlays first, then the spec's own on top of them.
+  const fs::path shared = directory / "profiles.yaml";
+  if (fs::exists(shared)) {
+    Reader shared_reader(shared.string());
+    if (auto profiles = load_yaml(shared.string(), shared_reader.diagnostics())) {
+      read_profiles(shared_reader, *profiles, spec.profiles);
+    }
+    for (auto& d : shared_reader.diagnostics()) reader.diagnostics().push_back(d);
+  }
+  if (node["profiles"]) read_profiles(reader, node["profiles"], spec.profiles);
+  if (node["report"]) {
+    try {
+      read_report(reader, node["report"], spec);
+    } catch (const YAML::Exception& e) {
+      reader.diagnostics().push_back({path, e.mark.line + 1, e.mark.column + 1, "report: " + e.msg});
+    }
+  }
+  if (reader.diagnostics().empty()) check_consistency(reader, node, spec);
+  if (!reader.diagnostics().empty()) throw SpecError(reader.diagnostics());
+  return spec;
+}
+
+}  // namespace capaboost::harness

@@ -1,0 +1,90 @@
+#pragma once
+// An experiment spec: one YAML file per paper table or figure, written at paper scale.
+//
+//   name: table1_rank                 # identifies the spec's runs and outputs
+//   title: Rank of the weight update  # caption text
+//   measure: rank                     # what one run computes (see `capaboost measures`)
+//   paper: paper/table1_rank.yaml     # the paper's reported numbers, relative to this file
+//   defaults: {method: lora, ...}     # run parameters shared by every row
+//   rows:                             # one table row each: a label plus parameter deltas
+//     - {label: LoRA, branches: 1}
+//   grid: {rank: [8, 16, 32, 64]}     # axes expanded as a cartesian product
+//   zip: {rank: [8, 16], alpha: [12, 24]}  # axes expanded together, element by element
+//   seeds: [42, 43, 44]               # an axis of its own; tables show mean ± std over it
+//   lr_grid: [1e-4, 3e-4]             # learning rates; reports keep the best on eval per cell
+//   profiles: {mini: {set: {...}, seeds: [42], grid: {...}}}  # overlays on experiments/profiles.yaml
+//   report: {table: {rows: label, columns: rank, metric: rank, decimals: 0}}
+//
+// Loading validates everything and reports all problems at once, with file:line and did-you-mean.
+
+#include "spec/diagnostics.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace capaboost::harness {
+
+/// An ordered list of (parameter, values) axes.
+using Axes = std::vector<std::pair<std::string, std::vector<nlohmann::json>>>;
+
+struct RowSpec {
+  std::string label;
+  nlohmann::json parameters = nlohmann::json::object();
+};
+
+/// What a profile changes: parameters set on every run (last, so they win), and replacements for
+/// the seeds, learning-rate grid and grid axes.
+struct ProfileOverlay {
+  nlohmann::json set = nlohmann::json::object();
+  std::optional<std::vector<int64_t>> seeds;
+  std::optional<std::vector<double>> lr_grid;
+  Axes grid;  ///< axes named here replace the spec's axes of the same name
+};
+
+struct TableLayout {
+  std::string rows = "label";  ///< row key: "label" or a parameter name
+  std::string columns;         ///< parameter whose values form the columns ("" = one column per metric)
+  std::vector<std::string> metrics;  ///< record metrics shown; one column each when `columns` is empty
+  int decimals = 1;
+  bool higher_is_better = true;  ///< for bolding the best entry per column
+};
+
+struct FigureLayout {
+  std::string x;       ///< parameter on the x axis
+  std::string series;  ///< "label" or a parameter: one line each
+  std::string metric;  ///< record metric on the y axis
+  std::string template_name;  ///< plots/<template>.gp
+  std::string xlabel, ylabel;
+  bool logscale_x = false;
+};
+
+struct Spec {
+  std::string file;  ///< path it was loaded from
+  std::string name;
+  std::string title;
+  std::string measure;
+  std::string paper;  ///< resolved path of the paper-numbers file, empty when none
+  nlohmann::json defaults = nlohmann::json::object();
+  std::vector<RowSpec> rows;
+  Axes grid;
+  Axes zip;
+  std::vector<int64_t> seeds{0};
+  std::vector<double> lr_grid;
+  std::map<std::string, ProfileOverlay> profiles;
+  std::optional<TableLayout> table;
+  std::optional<FigureLayout> figure;
+};
+
+/// The profiles every spec knows. `paper` is the spec as written.
+const std::vector<std::string>& profile_names();
+
+/// Loads and validates `path`. Shared profile overlays come from `profiles.yaml` beside it when it
+/// exists; the spec's own `profiles:` entries are applied on top. Throws SpecError listing every problem.
+Spec load_spec(const std::string& path);
+
+}  // namespace capaboost::harness

@@ -1,0 +1,44 @@
+#pragma once
+// Run records: one JSON file per run under <results>/runs/, written atomically, plus an SQLite index
+// that can always be rebuilt from them.
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace capaboost::harness {
+
+class RecordStore {
+ public:
+  /// `results_dir` holds runs/ and index.sqlite; created when missing.
+  explicit RecordStore(std::string results_dir);
+
+  /// Writes `record` (which must have a "key") to runs/<key>.json via a temp file, fsync and rename,
+  /// so a killed process leaves either the old state or the complete record; then updates the index.
+  void write(const nlohmann::json& record);
+
+  /// The record of `key`, or nullopt. A file that does not parse is reported (error names the file).
+  std::optional<nlohmann::json> read(const std::string& key) const;
+  bool has_ok(const std::string& key) const;
+
+  /// Every record on disk.
+  std::vector<nlohmann::json> all() const;
+
+  /// Recreates the SQLite index from the JSON records; returns how many were indexed.
+  size_t reindex();
+
+  /// Removes temp files left by a killed writer; returns how many.
+  size_t remove_stale_temporaries();
+
+  const std::string& results_dir() const { return results_dir_; }
+  std::string record_path(const std::string& key) const;
+  std::string index_path() const;
+
+ private:
+  void index(const nlohmann::json& record);
+  std::string results_dir_;
+};
+
+}  // namespace capaboost::harness

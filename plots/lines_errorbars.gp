@@ -1,0 +1,11 @@
+# Lines with error bars (mean ± std over seeds), one per series.
+# Filled by `capaboost report`: @TITLE@ @XLABEL@ @YLABEL@ @LOGX@ @PLOT@; the terminal and output
+# are set on the gnuplot command line (PDF and PNG).
+set title "@TITLE@"
+set xlabel "@XLABEL@"
+set ylabel "@YLABEL@"
+@LOGX@
+set key left top
+set grid
+set bars small
+plot @PLOT@
