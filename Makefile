@@ -1,7 +1,9 @@
 # CapaBoost Bench — every step a fresh machine needs, from `make test` or `make run` alone.
 #
 #   make test    build and run the whole test suite (what CI runs)
-#   make run     the main job on the default offline CPU profile
+#   make run     the main job on the default offline CPU profile (PROFILE=mini)
+#   make reproduce-table-N   run and report experiments/tableN_*.yaml (PROFILE=paper|mini|smoke)
+#   make figures             every spec with a figure
 #   make bench   Google Benchmark: GEMM GFLOP/s and site-level CapaBoost vs LoRA timings
 #   make deps    install missing Debian packages (apt-get update once, then apt-get install)
 
@@ -12,15 +14,17 @@ JOBS       ?= $(shell nproc)
 
 # Debian packages the suite builds and runs with. libopenblas0-openmp takes over libblas.so.3 through
 # Debian's alternatives; without it libtorch runs on the reference BLAS (~50x slower here).
-DEB_PACKAGES := cmake g++ make pkg-config ccache \
+DEB_PACKAGES := cmake g++ make pkg-config ccache git \
   libtorch-dev python3-torch libopenblas0-openmp \
   libfmt-dev libyaml-cpp-dev catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev \
-  libsqlite3-dev libsentencepiece-dev sentencepiece gnuplot-nox
+  libsqlite3-dev libssl-dev libsentencepiece-dev sentencepiece gnuplot-nox
 
+PROFILE ?= mini
+RESULTS ?= results
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CAPABOOST := $(BUILD_DIR)/harness/capaboost
 
-.PHONY: deps configure build test run bench clean
+.PHONY: deps configure build test run bench clean figures
 .DEFAULT_GOAL := build
 
 deps:
@@ -44,8 +48,20 @@ build: deps configure
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j 1
 
-run: build
-	$(CAPABOOST) rank-table
+# The main job: Table 1 (the suite's first reproduced table) on the default profile.
+run: reproduce-table-1
+
+reproduce-table-%: build
+	@spec=$$(ls experiments/table$*_*.yaml 2>/dev/null | head -1); \
+	if [ -z "$$spec" ]; then echo "no spec for table $* yet (experiments/table$*_*.yaml)"; exit 2; fi; \
+	$(CAPABOOST) run $$spec --profile $(PROFILE) --results $(RESULTS) && \
+	$(CAPABOOST) report $$spec --profile $(PROFILE) --results $(RESULTS)
+
+FIGURE_SPECS := $(shell grep -l '^  figure:' experiments/*.yaml 2>/dev/null)
+figures: build
+	@for spec in $(FIGURE_SPECS); do \
+	  $(CAPABOOST) run $$spec --profile $(PROFILE) --results $(RESULTS) && \
+	  $(CAPABOOST) report $$spec --profile $(PROFILE) --results $(RESULTS) || exit 1; done
 
 bench: build
 	$(BUILD_DIR)/bench/capaboost_bench --benchmark_counters_tabular=true \
