@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "tokenizers/bpe_files.h"
@@ -236,10 +237,9 @@ std::string ByteLevelBpeTokenizer::decode(const std::vector<int64_t>& ids, bool 
   std::string bytes;
   for (int64_t id : ids) {
     const std::string& token = id_to_token(id);
-    if (skip_special_tokens) {
-      bool special = false;
-      for (const auto& s : specials_) special = special || s.id == id;
-      if (special) continue;
+    if (skip_special_tokens && std::any_of(specials_.begin(), specials_.end(),
+                                           [id](const SpecialToken& special) { return special.id == id; })) {
+      continue;
     }
     TORCH_CHECK(token_decodable_[static_cast<std::size_t>(id)], "cannot decode id ", id, ": token \"", token,
                 "\" of ", directory_, "/vocab.json has characters outside GPT-2's byte-to-unicode map");

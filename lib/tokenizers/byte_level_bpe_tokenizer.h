@@ -27,6 +27,8 @@ struct ByteLevelBpeOptions {
   TORCH_ARG(bool, add_prefix_space) = false;
 };
 
+/// Thread-safe for concurrent encodes; not copyable (it owns its BPE cache), so hold it by reference or
+/// pointer.
 class ByteLevelBpeTokenizer : public Tokenizer {
  public:
   /// Loads `directory`/vocab.json and `directory`/merges.txt. The vocabulary must hold the 256 byte

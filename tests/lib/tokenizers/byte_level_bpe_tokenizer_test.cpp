@@ -47,7 +47,7 @@ TEST_CASE("BPE works on bytes: whitespace and non-ASCII become byte symbols", "[
                                                          Catch::Contains("byte offset 2"));
 }
 
-TEST_CASE("special tokens in the text map to their ids; <mask> eats the whitespace before it",
+TEST_CASE("special tokens in the text map to their ids and <mask> eats the whitespace before it",
           "[tokenizers][bpe]") {
   TinyBpeDir dir;
   ByteLevelBpeTokenizer tokenizer(dir.path());

@@ -46,7 +46,8 @@ TEST_CASE("general categories L* and N* are classified as Python's unicodedata",
   }
 }
 
-TEST_CASE("regex \\s is White_Space while Python isspace adds U+001C..U+001F", "[tokenizers][unicode]") {
+TEST_CASE("the pattern whitespace is White_Space while Python isspace adds U+001C..U+001F",
+          "[tokenizers][unicode]") {
   for (char32_t cp : {U'\t', U'\n', U'\v', U'\f', U'\r', U' ', U'\u0085', U'\u00A0', U'\u1680', U'\u2000',
                       U'\u200A', U'\u2028', U'\u2029', U'\u202F', U'\u205F', U'\u3000'}) {
     INFO("U+" << std::hex << static_cast<uint32_t>(cp));
