@@ -9,7 +9,8 @@ using namespace capaboost;
 
 TEST_CASE("letter and number tables are sorted, disjoint and record their Unicode version",
           "[tokenizers][unicode]") {
-  CHECK(std::string(unicode_tables_version()) == "14.0.0");
+  // The version of the generating Python's unicodedata (14.0.0 for Debian 12's Python 3.11).
+  CHECK_THAT(std::string(unicode_tables_version()), Catch::Matches(R"(\d+\.\d+\.\d+)"));
   for (auto [ranges, count] :
        {std::pair{unicode_tables::kLetterRanges, unicode_tables::kLetterRangesCount},
         std::pair{unicode_tables::kNumberRanges, unicode_tables::kNumberRangesCount}}) {
@@ -36,10 +37,10 @@ TEST_CASE("general categories L* and N* are classified as Python's unicodedata",
     CHECK(is_unicode_number(cp));
     CHECK_FALSE(is_unicode_letter(cp));
   }
-  // Marks, punctuation, symbols, format, controls, unassigned (in 14.0) and emoji are neither.
+  // Marks, punctuation, symbols, format, controls, unassigned, private use and emoji are neither.
   for (char32_t cp :
        {U'\u0301' /*Mn*/, U'\u0903' /*Mc*/, U'\'', U'_', U'€', U'©', U'\u200B', U'\u200D', U'\uFEFF', U'\0',
-        U'\x7F', U'😀', U'\U0001F3FD', U'\U00031350' /*CJK ext. H: Unicode 15*/, U'\U0010FFFF'}) {
+        U'\x7F', U'😀', U'\U0001F3FD', U'\u0378' /*unassigned*/, U'\uE000' /*private use*/, U'\U0010FFFF'}) {
     INFO("U+" << std::hex << static_cast<uint32_t>(cp));
     CHECK_FALSE(is_unicode_letter(cp));
     CHECK_FALSE(is_unicode_number(cp));
