@@ -1,0 +1,100 @@
+#include "tokenizers/tokenizer.h"
+
+#include <algorithm>
+
+namespace capaboost {
+
+void truncate_longest_first(std::vector<int64_t>& a, std::optional<std::vector<int64_t>>& b,
+                            int64_t num_special, int64_t max_length) {
+  TORCH_CHECK(max_length > 0, "truncation needs EncodeOptions::max_length > 0, got ", max_length);
+  const auto len_a = static_cast<int64_t>(a.size());
+  const auto len_b = b ? static_cast<int64_t>(b->size()) : int64_t{0};
+  const int64_t excess = len_a + len_b + num_special - max_length;
+  if (excess <= 0) return;
+  if (!b) {
+    // HF refuses (logs an error and returns the ids untouched) when the text cannot shrink enough;
+    // an over-long row would surprise every caller, so this is an error here.
+    TORCH_CHECK(len_a > excess, "cannot truncate to max_length=", max_length, ": ", num_special,
+                " special tokens leave no room for the text; raise max_length");
+    a.resize(static_cast<std::size_t>(len_a - excess));
+    return;
+  }
+  TORCH_CHECK(len_a + len_b >= excess, "cannot truncate a pair to max_length=", max_length, ": its ",
+              num_special, " special tokens alone exceed it; raise max_length");
+  // One id at a time, as 4.30.2 (later versions remove in blocks and can differ on ties).
+  for (int64_t k = 0; k < excess; ++k) {
+    if (a.size() > b->size()) {
+      a.pop_back();
+    } else {
+      b->pop_back();
+    }
+  }
+}
+
+Encoding Tokenizer::encode(std::string_view text, const std::optional<std::string_view>& pair,
+                           const EncodeOptions& options) const {
+  std::vector<int64_t> a = encode_text(text);
+  std::optional<std::vector<int64_t>> b;
+  if (pair) b = encode_text(*pair);
+  if (options.truncation()) {
+    const int64_t num_special = options.add_special_tokens() ? num_special_tokens(pair.has_value()) : 0;
+    truncate_longest_first(a, b, num_special, options.max_length());
+  }
+  Encoding encoding;
+  if (options.add_special_tokens()) {
+    encoding.input_ids = add_special_tokens(a, b);
+  } else {
+    encoding.input_ids = std::move(a);
+    if (b) encoding.input_ids.insert(encoding.input_ids.end(), b->begin(), b->end());
+  }
+  encoding.attention_mask.assign(encoding.input_ids.size(), 1);
+  return encoding;
+}
+
+BatchEncoding Tokenizer::encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options,
+                                      Padding padding) const {
+  std::vector<Encoding> rows;
+  rows.reserve(texts.size());
+  for (const auto& text : texts) rows.push_back(encode(text, std::nullopt, options));
+  return pad(rows, options, padding);
+}
+
+BatchEncoding Tokenizer::encode_batch(const std::vector<std::string>& texts,
+                                      const std::vector<std::string>& pairs, const EncodeOptions& options,
+                                      Padding padding) const {
+  TORCH_CHECK(texts.size() == pairs.size(), "encode_batch: ", texts.size(), " texts but ", pairs.size(),
+              " pairs; pass one second text per first text");
+  std::vector<Encoding> rows;
+  rows.reserve(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    rows.push_back(encode(texts[i], std::string_view(pairs[i]), options));
+  return pad(rows, options, padding);
+}
+
+BatchEncoding Tokenizer::pad(const std::vector<Encoding>& rows, const EncodeOptions& options,
+                             Padding padding) const {
+  std::size_t longest = 0;
+  for (const auto& row : rows) longest = std::max(longest, row.input_ids.size());
+  std::size_t width = longest;
+  if (padding == Padding::kMaxLength) {
+    TORCH_CHECK(options.max_length() > 0, "Padding::kMaxLength needs EncodeOptions::max_length > 0");
+    width = static_cast<std::size_t>(options.max_length());
+    TORCH_CHECK(longest <= width, "Padding::kMaxLength: a row has ", longest,
+                " ids, more than max_length=", width, "; enable EncodeOptions::truncation");
+  }
+  const auto batch = static_cast<int64_t>(rows.size());
+  auto input_ids = torch::full({batch, static_cast<int64_t>(width)}, pad_id(), torch::kInt64);  // (B, T)
+  auto attention_mask = torch::zeros({batch, static_cast<int64_t>(width)}, torch::kInt64);      // (B, T)
+  auto ids = input_ids.accessor<int64_t, 2>();
+  auto mask = attention_mask.accessor<int64_t, 2>();
+  for (int64_t r = 0; r < batch; ++r) {
+    const auto& row = rows[static_cast<std::size_t>(r)];
+    for (std::size_t t = 0; t < row.input_ids.size(); ++t) {
+      ids[r][static_cast<int64_t>(t)] = row.input_ids[t];
+      mask[r][static_cast<int64_t>(t)] = row.attention_mask[t];
+    }
+  }
+  return {input_ids, attention_mask};
+}
+
+}  // namespace capaboost

@@ -1,0 +1,82 @@
+#pragma once
+// The interface every text tokenizer of the suite implements (byte-level BPE for RoBERTa now,
+// SentencePiece for DeBERTaV3 later). An implementation supplies the model-specific parts (text to
+// ids, special-token framing, decode); truncation, masks and batch padding are shared here and follow
+// Hugging Face transformers 4.30.2's slow tokenizers (PreTrainedTokenizerBase).
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace capaboost {
+
+/// One encoded example (no padding).
+struct Encoding {
+  std::vector<int64_t> input_ids;
+  std::vector<int64_t> attention_mask;  ///< all ones (same length as input_ids)
+};
+
+/// A padded batch.
+struct BatchEncoding {
+  torch::Tensor input_ids;       // (B, T) int64, right-padded with pad_id()
+  torch::Tensor attention_mask;  // (B, T) int64, 1 on real tokens, 0 on padding
+};
+
+/// Batch padding target, as HF's padding=True / padding="max_length".
+enum class Padding {
+  kLongest,    ///< to the longest row of the batch
+  kMaxLength,  ///< to EncodeOptions::max_length (rows must fit: enable truncation)
+};
+
+struct EncodeOptions {
+  /// Frame the text(s) with the model's special tokens (HF add_special_tokens).
+  TORCH_ARG(bool, add_special_tokens) = true;
+  /// Cut to max_length ids (special tokens included) with HF's "longest_first" strategy.
+  TORCH_ARG(bool, truncation) = false;
+  /// Length limit for truncation and for Padding::kMaxLength; 0 = none.
+  TORCH_ARG(int64_t, max_length) = 0;
+};
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+
+  /// Ids of `text` without special tokens added and without truncation (HF tokenize + convert).
+  virtual std::vector<int64_t> encode_text(std::string_view text) const = 0;
+  /// Frames one sequence, or a pair when `b` is given, with the model's special tokens.
+  virtual std::vector<int64_t> add_special_tokens(const std::vector<int64_t>& a,
+                                                  const std::optional<std::vector<int64_t>>& b) const = 0;
+  /// How many ids add_special_tokens adds to a single sequence (pair = false) or to a pair.
+  virtual int64_t num_special_tokens(bool pair) const = 0;
+  /// Text of `ids` (HF decode with clean_up_tokenization_spaces=False); special tokens are kept as their
+  /// text unless skip_special_tokens.
+  virtual std::string decode(const std::vector<int64_t>& ids, bool skip_special_tokens = false) const = 0;
+  virtual int64_t pad_id() const = 0;
+  /// Number of ids (all ids are in [0, vocab_size())).
+  virtual int64_t vocab_size() const = 0;
+
+  /// Encodes `text`, or the pair (text, pair), as HF's tokenizer(text, text_pair, ...).
+  Encoding encode(std::string_view text, const std::optional<std::string_view>& pair = std::nullopt,
+                  const EncodeOptions& options = {}) const;
+  /// Encodes and pads a batch of texts.
+  BatchEncoding encode_batch(const std::vector<std::string>& texts, const EncodeOptions& options = {},
+                             Padding padding = Padding::kLongest) const;
+  /// Encodes and pads a batch of pairs (texts[i], pairs[i]).
+  BatchEncoding encode_batch(const std::vector<std::string>& texts, const std::vector<std::string>& pairs,
+                             const EncodeOptions& options = {}, Padding padding = Padding::kLongest) const;
+
+ private:
+  BatchEncoding pad(const std::vector<Encoding>& rows, const EncodeOptions& options, Padding padding) const;
+};
+
+/// Removes ids from the ends of `a` and `b` until a, b and `num_special` framing ids fit in
+/// `max_length`, as transformers 4.30.2 truncate_sequences: a single sequence loses its tail at once;
+/// a pair loses one id at a time from the longer sequence, from `b` on a tie ("longest_first").
+void truncate_longest_first(std::vector<int64_t>& a, std::optional<std::vector<int64_t>>& b,
+                            int64_t num_special, int64_t max_length);
+
+}  // namespace capaboost
