@@ -24,7 +24,8 @@ std::string describe_missing(const TaskInfo& task, const DataRoot& root, const s
   std::string missing;
   for (GlueFile file : files) {
     const auto path = glue_file_path(task, root, file);
-    if (!std::filesystem::is_regular_file(path)) missing += (missing.empty() ? "missing " : ", ") + path.string();
+    if (!std::filesystem::is_regular_file(path))
+      missing += (missing.empty() ? "missing " : ", ") + path.string();
   }
   return missing;
 }
@@ -38,8 +39,8 @@ void require_glue_files(const TaskInfo& task, const DataRoot& root, const std::v
   throw MissingDataError("GLUE task " + task.name + " is not available: " + missing + " (data root " +
                          root.path.string() + ", from " + root.origin +
                          "). Download it on a machine with internet access (from the repository root):\n"
-                         "  harness/scripts/fetch_glue.sh " + root.path.string() + " " + task.folder +
-                         "\nor point the spec's data root or $" +
+                         "  harness/scripts/fetch_glue.sh " +
+                         root.path.string() + " " + task.folder + "\nor point the spec's data root or $" +
                          kDataDirEnv + " at a folder holding " + task.folder + "/" +
                          task.file_name(GlueFile::kTrain) + " and " + task.folder + "/" +
                          task.file_name(GlueFile::kDev) + ".");

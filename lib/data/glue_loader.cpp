@@ -19,8 +19,8 @@ std::string join(const std::vector<std::string>& items) {
 // Appended to every message about a malformed file: a user's copy is almost always a bad download or
 // a file saved through a CSV tool that re-quoted or re-split it.
 std::string fix_hint(const TaskInfo& task) {
-  return " Fix: use the unmodified GLUE release file (harness/scripts/fetch_glue.sh <data root> " + task.folder +
-         " downloads it) or repair this line; GLUE TSVs are tab-separated with no quoting.";
+  return " Fix: use the unmodified GLUE release file (harness/scripts/fetch_glue.sh <data root> " +
+         task.folder + " downloads it) or repair this line; GLUE TSVs are tab-separated with no quoting.";
 }
 
 // Column positions of the fields the loader needs, found by header name.
@@ -30,7 +30,8 @@ struct Layout {
   size_t text_a = 0, text_b = 0, label = 0;
 };
 
-size_t column_index(const TaskInfo& task, const Layout& layout, const std::string& name, const TsvReader& reader) {
+size_t column_index(const TaskInfo& task, const Layout& layout, const std::string& name,
+                    const TsvReader& reader) {
   for (size_t i = 0; i < layout.names.size(); ++i) {
     if (layout.names[i] == name) return i;
   }
@@ -38,7 +39,8 @@ size_t column_index(const TaskInfo& task, const Layout& layout, const std::strin
               "); this is not a GLUE ", task.name, " file.", fix_hint(task));
 }
 
-Layout read_layout(const TaskInfo& task, TsvReader& reader, bool labeled, std::vector<std::string_view>& fields) {
+Layout read_layout(const TaskInfo& task, TsvReader& reader, bool labeled,
+                   std::vector<std::string_view>& fields) {
   Layout layout;
   const bool has_header = !labeled || task.headerless_columns.empty();
   if (has_header) {
@@ -69,8 +71,8 @@ Label parse_label(const TaskInfo& task, std::string_view token, const TsvReader&
     if (token == task.label_tokens[i]) return static_cast<int64_t>(i);
   }
   TORCH_CHECK(false, reader.where(), ": the ", task.name, " label '", std::string(token), "' in column '",
-              task.label_column, "' is not one of ", join(task.label_tokens), " (classes ", join(task.label_names),
-              ").", fix_hint(task));
+              task.label_column, "' is not one of ", join(task.label_tokens), " (classes ",
+              join(task.label_names), ").", fix_hint(task));
 }
 
 }  // namespace

@@ -87,14 +87,16 @@ std::vector<TaskInfo> build_tasks() {
   mnli.large = true;
   tasks.push_back(mnli);
 
-  TaskInfo qnli = classification("QNLI", "qnli", {"entailment", "not_entailment"}, {"entailment", "not_entailment"});
+  TaskInfo qnli =
+      classification("QNLI", "qnli", {"entailment", "not_entailment"}, {"entailment", "not_entailment"});
   qnli.text_a_column = "question";
   qnli.text_b_column = "sentence";
   qnli.label_column = "label";
   qnli.large = true;
   tasks.push_back(qnli);
 
-  TaskInfo rte = classification("RTE", "rte", {"entailment", "not_entailment"}, {"entailment", "not_entailment"});
+  TaskInfo rte =
+      classification("RTE", "rte", {"entailment", "not_entailment"}, {"entailment", "not_entailment"});
   rte.text_a_column = "sentence1";
   rte.text_b_column = "sentence2";
   rte.label_column = "label";
@@ -137,7 +139,8 @@ std::string TaskInfo::file_name(GlueFile file) const {
       return mnli ? "test_matched.tsv" : "test.tsv";
     case GlueFile::kDevMismatched:
     case GlueFile::kTestMismatched:
-      TORCH_CHECK(mnli, "task ", name, " has no ", to_string(file), " file; only MNLI has mismatched dev/test");
+      TORCH_CHECK(mnli, "task ", name, " has no ", to_string(file),
+                  " file; only MNLI has mismatched dev/test");
       return file == GlueFile::kDevMismatched ? "dev_mismatched.tsv" : "test_mismatched.tsv";
   }
   return "";

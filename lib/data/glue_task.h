@@ -15,9 +15,10 @@ std::string to_string(GlueFile file);
 
 /// Everything the loaders, split protocols and metrics need to know about one task.
 struct TaskInfo {
-  std::string name;     ///< canonical name: "CoLA", "SST-2", "MRPC", "QQP", "STS-B", "MNLI", "QNLI", "RTE", "SST-2-10k"
-  std::string folder;   ///< folder under the data root ("SST-2" also for SST-2-10k)
-  std::string hf_name;  ///< Hugging Face `datasets` glue config: "cola", "sst2", …
+  std::string
+      name;  ///< canonical name: "CoLA", "SST-2", "MRPC", "QQP", "STS-B", "MNLI", "QNLI", "RTE", "SST-2-10k"
+  std::string folder;       ///< folder under the data root ("SST-2" also for SST-2-10k)
+  std::string hf_name;      ///< Hugging Face `datasets` glue config: "cola", "sst2", …
   bool regression = false;  ///< STS-B: the label is a similarity score in [0, 5]
   int64_t num_labels = 0;   ///< classifier outputs: number of classes, 1 for regression
   /// Class names in index order (Hugging Face ClassLabel order); empty for regression.

@@ -11,7 +11,8 @@ namespace capaboost {
 
 TsvReader::TsvReader(std::filesystem::path path) : path_(std::move(path)) {
   std::ifstream in(path_, std::ios::binary);
-  TORCH_CHECK(in.good(), "cannot open ", path_.string(), " for reading; check that it exists and is readable");
+  TORCH_CHECK(in.good(), "cannot open ", path_.string(),
+              " for reading; check that it exists and is readable");
   std::ostringstream contents;
   contents << in.rdbuf();
   bytes_ = std::move(contents).str();

@@ -8,7 +8,8 @@
 namespace capaboost {
 namespace {
 
-void check_inputs(const char* metric, const std::vector<int64_t>& predictions, const std::vector<int64_t>& labels) {
+void check_inputs(const char* metric, const std::vector<int64_t>& predictions,
+                  const std::vector<int64_t>& labels) {
   TORCH_CHECK(!labels.empty(), metric, ": no examples to score");
   TORCH_CHECK(predictions.size() == labels.size(), metric, ": ", predictions.size(), " predictions for ",
               labels.size(), " labels; pass one prediction per example");

@@ -9,11 +9,12 @@ namespace capaboost {
 
 MetricValues glue_metrics(const TaskInfo& task, const std::vector<int64_t>& predictions,
                           const std::vector<int64_t>& labels) {
-  TORCH_CHECK(!task.regression, task.name, " is a regression task: pass predicted and true scores (double), "
+  TORCH_CHECK(!task.regression, task.name,
+              " is a regression task: pass predicted and true scores (double), "
               "not class indices");
   for (size_t i = 0; i < predictions.size(); ++i) {
-    TORCH_CHECK(predictions[i] >= 0 && predictions[i] < task.num_labels, task.name, ": prediction ", i, " is class ",
-                predictions[i], ", outside 0..", task.num_labels - 1);
+    TORCH_CHECK(predictions[i] >= 0 && predictions[i] < task.num_labels, task.name, ": prediction ", i,
+                " is class ", predictions[i], ", outside 0..", task.num_labels - 1);
   }
   MetricValues values;
   for (const auto& name : task.metric_names) {
@@ -32,7 +33,8 @@ MetricValues glue_metrics(const TaskInfo& task, const std::vector<int64_t>& pred
 
 MetricValues glue_metrics(const TaskInfo& task, const std::vector<double>& predictions,
                           const std::vector<double>& labels) {
-  TORCH_CHECK(task.regression, task.name, " is a classification task: pass predicted and true class indices "
+  TORCH_CHECK(task.regression, task.name,
+              " is a classification task: pass predicted and true class indices "
               "(int64), not scores");
   MetricValues values;
   for (const auto& name : task.metric_names) {

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "lib/data/glue_test_support.h"
 #include "data/glue_loader.h"
+#include "lib/data/glue_test_support.h"
 
 using namespace capaboost;
 using capaboost::test::ScratchDir;
@@ -33,7 +33,8 @@ std::pair<int, std::string> run(const ScratchDir& dir, const std::string& comman
 
 }  // namespace
 
-TEST_CASE("fetch_glue.sh builds MRPC from Microsoft's files byte-identical to GLUE's", "[harness][fetch_glue]") {
+TEST_CASE("fetch_glue.sh builds MRPC from Microsoft's files byte-identical to GLUE's",
+          "[harness][fetch_glue]") {
   REQUIRE_MIRROR("MRPC");
   const auto mirror = test::mirror_root().path / "MRPC";
   if (!std::filesystem::exists(mirror / "msr_paraphrase_train.txt")) {
@@ -41,8 +42,9 @@ TEST_CASE("fetch_glue.sh builds MRPC from Microsoft's files byte-identical to GL
     return;
   }
   ScratchDir dir;
-  const auto [status, output] = run(dir, "MRPC_DIR='" + mirror.string() + "' GLUE_BASE_URL=file:///nonexistent '" +
-                                             kScript + "' '" + (dir.path / "root").string() + "' mrpc");
+  const auto [status, output] =
+      run(dir, "MRPC_DIR='" + mirror.string() + "' GLUE_BASE_URL=file:///nonexistent '" + kScript + "' '" +
+                   (dir.path / "root").string() + "' mrpc");
   INFO(output);
   REQUIRE(status == 0);
   for (const char* file : {"train.tsv", "dev.tsv", "test.tsv"}) {
@@ -66,8 +68,8 @@ TEST_CASE("fetch_glue.sh unpacks a task zip into <root>/<TASK>/", "[harness][fet
   }
   REQUIRE(run(dir, "cd '" + (dir.path / "server").string() + "' && zip -qr RTE.zip RTE").first == 0);
   const auto root = dir.path / "root";
-  const auto [status, output] =
-      run(dir, "GLUE_BASE_URL='file://" + (dir.path / "server").string() + "' '" + kScript + "' '" + root.string() + "' RTE");
+  const auto [status, output] = run(dir, "GLUE_BASE_URL='file://" + (dir.path / "server").string() + "' '" +
+                                             kScript + "' '" + root.string() + "' RTE");
   INFO(output);
   REQUIRE(status == 0);
   const auto dev = load_glue_file(glue_task("RTE"), DataRoot{root}, GlueFile::kDev);
@@ -82,11 +84,12 @@ TEST_CASE("fetch_glue.sh unpacks a task zip into <root>/<TASK>/", "[harness][fet
   CHECK(entries == 1);
 }
 
-TEST_CASE("fetch_glue.sh without network fails clearly and leaves the data root untouched", "[harness][fetch_glue]") {
+TEST_CASE("fetch_glue.sh without network fails clearly and leaves the data root untouched",
+          "[harness][fetch_glue]") {
   ScratchDir dir;
   const auto root = dir.path / "root";
-  const auto [status, output] =
-      run(dir, "GLUE_BASE_URL=file:///nonexistent-glue-server '" + kScript + "' '" + root.string() + "' MNLI");
+  const auto [status, output] = run(
+      dir, "GLUE_BASE_URL=file:///nonexistent-glue-server '" + kScript + "' '" + root.string() + "' MNLI");
   CHECK(status == 1);
   CHECK_THAT(output, Catch::Contains("cannot download file:///nonexistent-glue-server/MNLI.zip") &&
                          Catch::Contains("needs internet access"));

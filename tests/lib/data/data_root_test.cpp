@@ -53,7 +53,8 @@ TEST_CASE("the data root is the spec's, else $CAPABOOST_DATA_DIR, else the defau
   }
 }
 
-TEST_CASE("a missing task is one error naming task, path, origin and the download command", "[data][data_root]") {
+TEST_CASE("a missing task is one error naming task, path, origin and the download command",
+          "[data][data_root]") {
   ScratchDir dir;
   const DataRoot root{dir.path, "$CAPABOOST_DATA_DIR"};
   const auto& mnli = glue_task("MNLI");
@@ -63,8 +64,8 @@ TEST_CASE("a missing task is one error naming task, path, origin and the downloa
     FAIL("expected MissingDataError");
   } catch (const MissingDataError& error) {
     const std::string message = error.what();
-    CHECK_THAT(message, Catch::Contains("GLUE task MNLI is not available: the folder " + (dir.path / "MNLI").string() +
-                                        " does not exist") &&
+    CHECK_THAT(message, Catch::Contains("GLUE task MNLI is not available: the folder " +
+                                        (dir.path / "MNLI").string() + " does not exist") &&
                             Catch::Contains("from $CAPABOOST_DATA_DIR") &&
                             Catch::Contains("harness/scripts/fetch_glue.sh " + dir.path.string() + " MNLI") &&
                             Catch::Contains("MNLI/train.tsv and MNLI/dev_matched.tsv"));
@@ -72,8 +73,9 @@ TEST_CASE("a missing task is one error naming task, path, origin and the downloa
   // With the folder present, the message lists exactly the files that are missing.
   dir.write("MNLI/train.tsv", "x");
   CHECK_FALSE(glue_task_available(mnli, root));
-  CHECK_THROWS_WITH(require_glue_files(mnli, root, {GlueFile::kTrain, GlueFile::kDev}),
-                    Catch::Contains("missing " + (dir.path / "MNLI" / "dev_matched.tsv").string() + " (data root"));
+  CHECK_THROWS_WITH(
+      require_glue_files(mnli, root, {GlueFile::kTrain, GlueFile::kDev}),
+      Catch::Contains("missing " + (dir.path / "MNLI" / "dev_matched.tsv").string() + " (data root"));
   dir.write("MNLI/dev_matched.tsv", "x");
   CHECK(glue_task_available(mnli, root));
   CHECK_NOTHROW(require_glue_files(mnli, root, {GlueFile::kTrain, GlueFile::kDev}));

@@ -35,11 +35,13 @@ std::multiset<int64_t> merged(std::multiset<int64_t> a, const std::multiset<int6
 void write_qnli(const ScratchDir& dir, int rows) {
   std::string train = "index\tquestion\tsentence\tlabel\n";
   for (int i = 0; i < rows; ++i) {
-    train += std::to_string(i) + "\tq" + std::to_string(i) + "?\ts.\t" + (i % 3 ? "entailment" : "not_entailment") + "\n";
+    train += std::to_string(i) + "\tq" + std::to_string(i) + "?\ts.\t" +
+             (i % 3 ? "entailment" : "not_entailment") + "\n";
   }
   dir.write("QNLI/train.tsv", train);
-  dir.write("QNLI/dev.tsv", "index\tquestion\tsentence\tlabel\n0\ta?\tb.\tentailment\n1\tc?\td.\tnot_entailment\n"
-                            "2\te?\tf.\tentailment\n");
+  dir.write("QNLI/dev.tsv",
+            "index\tquestion\tsentence\tlabel\n0\ta?\tb.\tentailment\n1\tc?\td.\tnot_entailment\n"
+            "2\te?\tf.\tentailment\n");
 }
 
 }  // namespace
@@ -49,7 +51,8 @@ TEST_CASE("protocol names parse and print", "[data][eval_protocol]") {
   CHECK(parse_eval_protocol("adalora") == EvalProtocol::kAdaLoRA);
   CHECK(to_string(EvalProtocol::kProPETL) == "propetl");
   CHECK(to_string(EvalProtocol::kAdaLoRA) == "adalora");
-  CHECK_THROWS_WITH(parse_eval_protocol("ProPETL"), Catch::Contains("choose propetl") && Catch::Contains("adalora"));
+  CHECK_THROWS_WITH(parse_eval_protocol("ProPETL"),
+                    Catch::Contains("choose propetl") && Catch::Contains("adalora"));
 }
 
 TEST_CASE("propetl on RTE: dev halves 138/139 by the seed-42 permutation", "[data][eval_protocol]") {
@@ -65,8 +68,9 @@ TEST_CASE("propetl on RTE: dev halves 138/139 by the seed-42 permutation", "[dat
   CHECK(splits.test.back().line == 38 + 2);
   CHECK(lines(splits.train) == range(2, 2491));
   CHECK(merged(lines(splits.eval), lines(splits.test)) == range(2, 278));  // a partition of dev
-  CHECK(splits.description == "propetl: train = RTE/train.tsv (2490); eval = first 138 of RTE/dev.tsv (277) permuted "
-                              "with seed 42; test = the other 139");
+  CHECK(splits.description ==
+        "propetl: train = RTE/train.tsv (2490); eval = first 138 of RTE/dev.tsv (277) permuted "
+        "with seed 42; test = the other 139");
 }
 
 TEST_CASE("propetl on CoLA, MRPC, STS-B: ⌊n/2⌋ eval, the rest test", "[data][eval_protocol]") {
@@ -94,7 +98,8 @@ TEST_CASE("propetl on CoLA, MRPC, STS-B: ⌊n/2⌋ eval, the rest test", "[data]
   CHECK(stsb.eval.front().has_score());
 }
 
-TEST_CASE("propetl on SST-2: 1,000 train examples held out as eval, dev is test; SST-2-10k", "[data][eval_protocol]") {
+TEST_CASE("propetl on SST-2: 1,000 train examples held out as eval, dev is test; SST-2-10k",
+          "[data][eval_protocol]") {
   REQUIRE_MIRROR("SST-2");
   const auto root = test::mirror_root();
   const auto splits = make_glue_splits(glue_task("SST-2"), root);
@@ -124,8 +129,8 @@ TEST_CASE("propetl on SST-2: 1,000 train examples held out as eval, dev is test;
 
 TEST_CASE("adalora: dev is test and eval; train is the whole train file", "[data][eval_protocol]") {
   REQUIRE_MIRROR("RTE");
-  const auto splits =
-      make_glue_splits(glue_task("RTE"), test::mirror_root(), SplitOptions().protocol(EvalProtocol::kAdaLoRA));
+  const auto splits = make_glue_splits(glue_task("RTE"), test::mirror_root(),
+                                       SplitOptions().protocol(EvalProtocol::kAdaLoRA));
   CHECK(splits.train.size() == 2490);
   CHECK(splits.eval_is_test);
   CHECK(lines(splits.eval) == range(2, 278));
@@ -134,7 +139,8 @@ TEST_CASE("adalora: dev is test and eval; train is the whole train file", "[data
   CHECK(splits.protocol == EvalProtocol::kAdaLoRA);
 }
 
-TEST_CASE("max_train_examples keeps a seeded uniform sample; above the size keeps all", "[data][eval_protocol]") {
+TEST_CASE("max_train_examples keeps a seeded uniform sample; above the size keeps all",
+          "[data][eval_protocol]") {
   REQUIRE_MIRROR("RTE");
   const auto root = test::mirror_root();
   const auto limited = make_glue_splits(glue_task("RTE"), root, SplitOptions().max_train_examples(100));
@@ -154,7 +160,8 @@ TEST_CASE("the fingerprint identifies input bytes, protocol and options", "[data
   const DataRoot root{dir.path};
   const auto& qnli = glue_task("QNLI");
   const auto base = make_glue_splits(qnli, root);
-  // QNLI is large: the first 1,000 of randperm(1005) are eval, the remaining 5 train (randperm(1005)[1000..]).
+  // QNLI is large: the first 1,000 of randperm(1005) are eval, the remaining 5 train
+  // (randperm(1005)[1000..]).
   REQUIRE(base.train.size() == 5);
   CHECK(lines(base.train) == std::multiset<int64_t>{53 + 2, 93 + 2, 66 + 2, 231 + 2, 365 + 2});
   CHECK(base.train.front().line == 53 + 2);
@@ -164,15 +171,17 @@ TEST_CASE("the fingerprint identifies input bytes, protocol and options", "[data
   CHECK(base.fingerprint.find_first_not_of("0123456789abcdef") == std::string::npos);
   CHECK(make_glue_splits(qnli, root).fingerprint == base.fingerprint);
   CHECK(make_glue_splits(qnli, root, SplitOptions().seed(43)).fingerprint != base.fingerprint);
-  CHECK(make_glue_splits(qnli, root, SplitOptions().protocol(EvalProtocol::kAdaLoRA)).fingerprint != base.fingerprint);
+  CHECK(make_glue_splits(qnli, root, SplitOptions().protocol(EvalProtocol::kAdaLoRA)).fingerprint !=
+        base.fingerprint);
   CHECK(make_glue_splits(qnli, root, SplitOptions().held_out_eval(999)).fingerprint != base.fingerprint);
   REQUIRE(base.files.size() == 2);
   CHECK(base.files[0].first == "QNLI/train.tsv");
   CHECK(base.files[1].first == "QNLI/dev.tsv");
   // One changed byte in an input file changes the fingerprint.
   write_qnli(dir, 1005);
-  dir.write("QNLI/dev.tsv", "index\tquestion\tsentence\tlabel\n0\ta?\tb.\tentailment\n1\tc?\td.\tnot_entailment\n"
-                            "2\te?\tf!\tentailment\n");
+  dir.write("QNLI/dev.tsv",
+            "index\tquestion\tsentence\tlabel\n0\ta?\tb.\tentailment\n1\tc?\td.\tnot_entailment\n"
+            "2\te?\tf!\tentailment\n");
   CHECK(make_glue_splits(qnli, root).fingerprint != base.fingerprint);
 
   const auto record = provenance_json(base);
@@ -192,7 +201,8 @@ TEST_CASE("split errors: too few rows to hold out, a missing task", "[data][eval
   write_qnli(dir, 1000);
   CHECK_THROWS_WITH(make_glue_splits(glue_task("QNLI"), DataRoot{dir.path}),
                     Catch::Contains("QNLI/train.tsv has 1000 examples, too few to hold out 1000"));
-  CHECK(make_glue_splits(glue_task("QNLI"), DataRoot{dir.path}, SplitOptions().held_out_eval(10)).train.size() == 990);
+  CHECK(make_glue_splits(glue_task("QNLI"), DataRoot{dir.path}, SplitOptions().held_out_eval(10))
+            .train.size() == 990);
   CHECK_THROWS_AS(make_glue_splits(glue_task("MNLI"), DataRoot{dir.path}), MissingDataError);
   CHECK_THROWS_WITH(make_glue_splits(glue_task("MNLI"), DataRoot{dir.path}),
                     Catch::Contains("GLUE task MNLI is not available") && Catch::Contains("fetch_glue.sh"));

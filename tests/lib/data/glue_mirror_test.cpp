@@ -48,7 +48,8 @@ TEST_CASE("mirror CoLA: 8551/1043/1063 rows, 6023 + 2528 train, 721 + 322 dev", 
   CHECK(test.examples.size() == 1063);
   CHECK(class_counts(train) == std::map<int64_t, int64_t>{{0, 2528}, {1, 6023}});
   CHECK(class_counts(dev) == std::map<int64_t, int64_t>{{0, 322}, {1, 721}});
-  CHECK(train.examples[0].text_a == "Our friends won't buy this analysis, let alone the next one we propose.");
+  CHECK(train.examples[0].text_a ==
+        "Our friends won't buy this analysis, let alone the next one we propose.");
   CHECK(train.examples[0].line == 1);
   // dev.tsv ends without a newline: the last row still counts.
   CHECK(dev.examples.back().text_a == "John talked to Bill about himself.");
@@ -74,7 +75,8 @@ TEST_CASE("mirror SST-2: 67349/872/1821 rows, 29780 + 37569 train, 428 + 444 dev
   CHECK(test.examples.back().text_a.rfind("dazzling and sugar-sweet , a blast", 0) == 0);
 }
 
-TEST_CASE("mirror MRPC: 3668/408/1725 rows, 2474 + 1194 train, 279 + 129 dev, quotes verbatim", "[data][mirror]") {
+TEST_CASE("mirror MRPC: 3668/408/1725 rows, 2474 + 1194 train, 279 + 129 dev, quotes verbatim",
+          "[data][mirror]") {
   REQUIRE_MIRROR("MRPC");
   const auto& task = glue_task("MRPC");
   const auto root = test::mirror_root();
@@ -86,13 +88,17 @@ TEST_CASE("mirror MRPC: 3668/408/1725 rows, 2474 + 1194 train, 279 + 129 dev, qu
   CHECK(test.examples.size() == 1725);
   CHECK(class_counts(train) == std::map<int64_t, int64_t>{{0, 1194}, {1, 2474}});
   CHECK(class_counts(dev) == std::map<int64_t, int64_t>{{0, 129}, {1, 279}});
-  CHECK(train.examples[0].text_a ==
-        "Amrozi accused his brother, whom he called \"the witness\", of deliberately distorting his evidence.");
+  CHECK(
+      train.examples[0].text_a ==
+      "Amrozi accused his brother, whom he called \"the witness\", of deliberately distorting his evidence.");
   CHECK(*train.examples[0].text_b ==
-        "Referring to him as only \"the witness\", Amrozi accused his brother of deliberately distorting his evidence.");
+        "Referring to him as only \"the witness\", Amrozi accused his brother of deliberately distorting his "
+        "evidence.");
   // An opening quote with no closing one: a CSV reader would swallow the following rows.
-  CHECK(*dev.examples[0].text_b == "\"The foodservice pie business does not fit our long-term growth strategy.");
-  CHECK(test.examples.back().text_a.rfind("Sobig.F spreads when unsuspecting computer users open file", 0) == 0);
+  CHECK(*dev.examples[0].text_b ==
+        "\"The foodservice pie business does not fit our long-term growth strategy.");
+  CHECK(test.examples.back().text_a.rfind("Sobig.F spreads when unsuspecting computer users open file", 0) ==
+        0);
 }
 
 TEST_CASE("mirror STS-B: 5749/1500/1379 rows, scores in [0, 5] summing as awk does", "[data][mirror]") {
@@ -128,7 +134,8 @@ TEST_CASE("mirror RTE: 2490/277/3000 rows, 1249 + 1241 train, 146 + 131 dev", "[
   CHECK(train.examples.size() == 2490);
   CHECK(dev.examples.size() == 277);
   CHECK(test.examples.size() == 3000);
-  CHECK(class_counts(train) == std::map<int64_t, int64_t>{{0, 1249}, {1, 1241}});  // entailment, not_entailment
+  CHECK(class_counts(train) ==
+        std::map<int64_t, int64_t>{{0, 1249}, {1, 1241}});  // entailment, not_entailment
   CHECK(class_counts(dev) == std::map<int64_t, int64_t>{{0, 146}, {1, 131}});
   CHECK(dev.examples[0].text_a.rfind("Dana Reeve, the widow of the actor Christopher Reeve", 0) == 0);
   CHECK(*dev.examples[0].text_b == "Christopher Reeve had an accident.");

@@ -7,7 +7,8 @@ using namespace capaboost;
 TEST_CASE("the registry holds the paper's eight GLUE tasks and SST-2-10k", "[data][glue_task]") {
   std::vector<std::string> names;
   for (const auto& task : glue_tasks()) names.push_back(task.name);
-  CHECK(names == std::vector<std::string>{"CoLA", "SST-2", "MRPC", "QQP", "STS-B", "MNLI", "QNLI", "RTE", "SST-2-10k"});
+  CHECK(names == std::vector<std::string>{"CoLA", "SST-2", "MRPC", "QQP", "STS-B", "MNLI", "QNLI", "RTE",
+                                          "SST-2-10k"});
 }
 
 TEST_CASE("label vocabularies follow Hugging Face datasets' ClassLabel order", "[data][glue_task]") {
@@ -43,7 +44,8 @@ TEST_CASE("metrics and selection metrics per task", "[data][glue_task]") {
 
 TEST_CASE("ProPETL's large group and the SST-2-10k subset", "[data][glue_task]") {
   for (const auto& task : glue_tasks()) {
-    const bool large = task.folder == "SST-2" || task.name == "QNLI" || task.name == "QQP" || task.name == "MNLI";
+    const bool large =
+        task.folder == "SST-2" || task.name == "QNLI" || task.name == "QQP" || task.name == "MNLI";
     CHECK(task.large == large);
   }
   const auto& sst2_10k = glue_task("SST-2-10k");
@@ -58,7 +60,8 @@ TEST_CASE("task lookup accepts GLUE and Hugging Face spellings", "[data][glue_ta
   CHECK(glue_task("stsb").name == "STS-B");
   CHECK(glue_task("sts_b").name == "STS-B");
   CHECK(glue_task("sst2_10k").name == "SST-2-10k");
-  CHECK_THROWS_WITH(glue_task("wnli"), Catch::Contains("unknown GLUE task 'wnli'") && Catch::Contains("CoLA, SST-2"));
+  CHECK_THROWS_WITH(glue_task("wnli"),
+                    Catch::Contains("unknown GLUE task 'wnli'") && Catch::Contains("CoLA, SST-2"));
 }
 
 TEST_CASE("file names, including MNLI's matched and mismatched files", "[data][glue_task]") {

@@ -19,16 +19,18 @@ inline DataRoot mirror_root() {
 }
 
 /// Whether `task` is in the mirror; tests that need it WARN("skipped: …") and return when not.
-inline bool mirror_has(const std::string& task) { return glue_task_available(glue_task(task), mirror_root()); }
+inline bool mirror_has(const std::string& task) {
+  return glue_task_available(glue_task(task), mirror_root());
+}
 
 }  // namespace capaboost::test
 
 /// Skips the calling test (with a visible warning) when `task` is not in the mirror.
-#define REQUIRE_MIRROR(task)                                                                            \
-  if (!capaboost::test::mirror_has(task)) {                                                             \
-    WARN("skipped: GLUE " << task << " not found under " << capaboost::test::mirror_root().path         \
-                          << " (set CAPABOOST_DATA_DIR to the mirror)");                                \
-    return;                                                                                             \
+#define REQUIRE_MIRROR(task)                                                                    \
+  if (!capaboost::test::mirror_has(task)) {                                                     \
+    WARN("skipped: GLUE " << task << " not found under " << capaboost::test::mirror_root().path \
+                          << " (set CAPABOOST_DATA_DIR to the mirror)");                        \
+    return;                                                                                     \
   }
 
 namespace capaboost::test {

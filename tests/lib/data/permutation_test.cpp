@@ -21,10 +21,12 @@ TEST_CASE("seeded_permutation reproduces torch.randperm with a seeded CPU genera
   // The reference's ProPETL splits draw torch.randperm(n, generator=torch.Generator().manual_seed(42)).
   // Values printed by PyTorch 1.13 (Python): randperm(1043) — CoLA's dev size — and randperm(277) — RTE's.
   const auto cola = seeded_permutation(1043, 42);
-  CHECK(std::vector<int64_t>(cola.begin(), cola.begin() + 8) == std::vector<int64_t>{911, 408, 813, 657, 710, 526, 977, 467});
+  CHECK(std::vector<int64_t>(cola.begin(), cola.begin() + 8) ==
+        std::vector<int64_t>{911, 408, 813, 657, 710, 526, 977, 467});
   CHECK(cola.back() == 338);
   const auto rte = seeded_permutation(277, 42);
-  CHECK(std::vector<int64_t>(rte.begin(), rte.begin() + 8) == std::vector<int64_t>{207, 84, 253, 243, 190, 28, 165, 111});
+  CHECK(std::vector<int64_t>(rte.begin(), rte.begin() + 8) ==
+        std::vector<int64_t>{207, 84, 253, 243, 190, 28, 165, 111});
   CHECK(rte.back() == 38);
   // And LibTorch's own randperm, in process, for more sizes and seeds (including a seed above 2^32,
   // which both truncate to its low 32 bits).

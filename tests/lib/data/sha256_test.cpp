@@ -17,8 +17,10 @@ TEST_CASE("sha256 matches the FIPS 180 test vectors", "[data][sha256]") {
 
 TEST_CASE("sha256 pads correctly at the block boundaries", "[data][sha256]") {
   // 55 bytes is the longest message whose padding fits one block; 64 bytes needs a second block.
-  CHECK(sha256_hex(std::string(55, 'x')) == "d5e285683cd4efc02d021a5c62014694958901005d6f71e89e0989fac77e4072");
-  CHECK(sha256_hex(std::string(64, 'x')) == "7ce100971f64e7001e8fe5a51973ecdfe1ced42befe7ee8d5fd6219506b5393c");
+  CHECK(sha256_hex(std::string(55, 'x')) ==
+        "d5e285683cd4efc02d021a5c62014694958901005d6f71e89e0989fac77e4072");
+  CHECK(sha256_hex(std::string(64, 'x')) ==
+        "7ce100971f64e7001e8fe5a51973ecdfe1ced42befe7ee8d5fd6219506b5393c");
 }
 
 TEST_CASE("incremental sha256 equals one-shot for any chunking", "[data][sha256]") {
@@ -27,7 +29,8 @@ TEST_CASE("incremental sha256 equals one-shot for any chunking", "[data][sha256]
   const std::string expected = sha256_hex(text);
   for (size_t chunk : {1, 3, 63, 64, 65, 200}) {
     Sha256 hasher;
-    for (size_t at = 0; at < text.size(); at += chunk) hasher.update(std::string_view(text).substr(at, chunk));
+    for (size_t at = 0; at < text.size(); at += chunk)
+      hasher.update(std::string_view(text).substr(at, chunk));
     CHECK(hasher.hex_digest() == expected);
   }
   Sha256 finished;

@@ -32,7 +32,8 @@ TEST_CASE("perfect and inverted predictions give MCC ±1", "[metrics][classifica
   CHECK(binary_f1(inverted, kTruth) == 0.0);
 }
 
-TEST_CASE("constant predictions: MCC 0 (scikit-learn's convention), F1 by its formula", "[metrics][classification]") {
+TEST_CASE("constant predictions: MCC 0 (scikit-learn's convention), F1 by its formula",
+          "[metrics][classification]") {
   const V all_one(kTruth.size(), 1), all_zero(kTruth.size(), 0);
   CHECK(matthews_corrcoef(all_one, kTruth) == 0.0);
   CHECK(matthews_corrcoef(all_zero, kTruth) == 0.0);
@@ -46,7 +47,8 @@ TEST_CASE("constant predictions: MCC 0 (scikit-learn's convention), F1 by its fo
 TEST_CASE("multiclass MCC (MNLI-sized label sets) matches the R_K formula", "[metrics][classification]") {
   // c = 3, s = 6, every class count 2: (3·6 − 12) / √((36 − 12)(36 − 12)) = 6/24.
   CHECK(matthews_corrcoef(V{0, 1, 1, 2, 2, 0}, V{0, 0, 1, 1, 2, 2}) == Approx(0.25).epsilon(1e-15));
-  // c = 8, s = 12, true counts (4, 4, 4), predicted (4, 5, 3): 48 / √(94 · 96); numpy gives 0.5052911526399114.
+  // c = 8, s = 12, true counts (4, 4, 4), predicted (4, 5, 3): 48 / √(94 · 96); numpy gives
+  // 0.5052911526399114.
   CHECK(matthews_corrcoef(V{2, 0, 2, 1, 0, 1, 1, 1, 2, 0, 1, 0}, V{2, 0, 1, 1, 0, 2, 1, 0, 2, 2, 1, 0}) ==
         Approx(0.5052911526399114).epsilon(1e-14));
   // For two classes it is the usual binary MCC.

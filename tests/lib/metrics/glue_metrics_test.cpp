@@ -30,14 +30,16 @@ TEST_CASE("each task reports its GLUE metrics", "[metrics][glue]") {
 }
 
 TEST_CASE("selection score: MCC, accuracy, or the mean of the two metrics", "[metrics][glue]") {
-  CHECK(selection_score(glue_task("CoLA"), glue_metrics(glue_task("CoLA"), kGuess, kTruth)) == Approx(1.0 / 6.0));
+  CHECK(selection_score(glue_task("CoLA"), glue_metrics(glue_task("CoLA"), kGuess, kTruth)) ==
+        Approx(1.0 / 6.0));
   CHECK(selection_score(glue_task("SST-2"), glue_metrics(glue_task("SST-2"), kGuess, kTruth)) == Approx(0.6));
   CHECK(selection_score(glue_task("MNLI"), {{"accuracy", 0.8}}) == 0.8);
   CHECK(selection_score(glue_task("MRPC"), glue_metrics(glue_task("MRPC"), kGuess, kTruth)) ==
         Approx((0.6 + 2.0 / 3.0) / 2.0));
   CHECK(selection_score(glue_task("QQP"), {{"accuracy", 0.9}, {"f1", 0.8}}) == Approx(0.85));
   CHECK(selection_score(glue_task("STS-B"), {{"pearson", 0.9}, {"spearmanr", 0.7}}) == Approx(0.8));
-  CHECK_THROWS_WITH(selection_score(glue_task("MRPC"), {{"accuracy", 0.9}}), Catch::Contains("'f1' is missing"));
+  CHECK_THROWS_WITH(selection_score(glue_task("MRPC"), {{"accuracy", 0.9}}),
+                    Catch::Contains("'f1' is missing"));
 }
 
 TEST_CASE("the right kind of predictions for the task", "[metrics][glue]") {
