@@ -1,0 +1,54 @@
+#include "data/batching.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <numeric>
+
+#include "data/permutation.h"
+
+using namespace capaboost;
+
+TEST_CASE("epoch orders are seeded permutations, fixed per (seed, epoch)", "[data][batching]") {
+  // torch.randperm(10) from a generator seeded with derive_seed(42, epoch) mod 2^32 (PyTorch 1.13).
+  CHECK(epoch_order(10, 42, 0) == std::vector<int64_t>{4, 1, 2, 0, 9, 6, 3, 8, 7, 5});
+  CHECK(epoch_order(10, 42, 1) == std::vector<int64_t>{7, 1, 5, 8, 2, 6, 4, 3, 9, 0});
+  CHECK(epoch_order(500, 42, 3) == epoch_order(500, 42, 3));
+  CHECK(epoch_order(500, 42, 3) != epoch_order(500, 42, 4));
+  CHECK(epoch_order(500, 42, 3) != epoch_order(500, 43, 3));
+  auto order = epoch_order(500, 1, 2);
+  std::sort(order.begin(), order.end());
+  std::vector<int64_t> identity(500);
+  std::iota(identity.begin(), identity.end(), int64_t{0});
+  CHECK(order == identity);
+  CHECK_THROWS_WITH(epoch_order(10, 42, -1), Catch::Contains("epoch must be >= 0"));
+}
+
+TEST_CASE("make_batches cuts an order into consecutive batches", "[data][batching]") {
+  const std::vector<int64_t> order{9, 3, 7, 1, 0, 5, 2, 8, 6, 4};
+  const auto batches = make_batches(order, 4);
+  REQUIRE(batches.size() == 3);
+  CHECK(batches[0] == std::vector<int64_t>{9, 3, 7, 1});
+  CHECK(batches[1] == std::vector<int64_t>{0, 5, 2, 8});
+  CHECK(batches[2] == std::vector<int64_t>{6, 4});
+  const auto full = make_batches(order, 4, /*drop_last=*/true);
+  REQUIRE(full.size() == 2);
+  CHECK(full[1] == std::vector<int64_t>{0, 5, 2, 8});
+  CHECK(make_batches(order, 10).size() == 1);
+  CHECK(make_batches(order, 11, true).empty());
+  CHECK(make_batches({}, 4).empty());
+  CHECK_THROWS_WITH(make_batches(order, 0), Catch::Contains("batch size must be positive"));
+}
+
+TEST_CASE("batch_count matches make_batches", "[data][batching]") {
+  CHECK(batch_count(10, 4) == 3);
+  CHECK(batch_count(10, 4, true) == 2);
+  CHECK(batch_count(8, 4) == 2);
+  CHECK(batch_count(0, 4) == 0);
+  // SST-2 under propetl: 66,349 training examples, batch 128 (the reference's).
+  CHECK(batch_count(66349, 128) == 519);
+  for (int64_t n : {0, 1, 127, 128, 129, 1000}) {
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    CHECK(static_cast<int64_t>(make_batches(order, 128).size()) == batch_count(n, 128));
+    CHECK(static_cast<int64_t>(make_batches(order, 128, true).size()) == batch_count(n, 128, true));
+  }
+}
