@@ -58,7 +58,7 @@ torch::Tensor RobertaModelImpl::first_token_state(const torch::Tensor& input_ids
 
 RobertaClassificationHeadImpl::RobertaClassificationHeadImpl(const RobertaOptions& options) {
   dense = register_module("dense", TunableLinear(options.hidden_size(), options.hidden_size()));
-  dropout = register_module("dropout", torch::nn::Dropout(options.effective_classifier_dropout()));
+  dropout = register_module("dropout", ParallelDropout(options.effective_classifier_dropout()));
   out_proj = register_module("out_proj", TunableLinear(options.hidden_size(), options.num_labels()));
 }
 

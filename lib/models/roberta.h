@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "models/parallel_dropout.h"
 #include "models/roberta_config.h"
 #include "models/roberta_layers.h"
 #include "sites/tunable_linear.h"
@@ -76,7 +77,7 @@ class RobertaClassificationHeadImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& first_token);
 
   TunableLinear dense{nullptr};
-  torch::nn::Dropout dropout{nullptr};
+  ParallelDropout dropout{nullptr};
   TunableLinear out_proj{nullptr};
 };
 TORCH_MODULE(RobertaClassificationHead);

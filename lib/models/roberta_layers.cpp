@@ -39,7 +39,7 @@ RobertaEmbeddingsImpl::RobertaEmbeddingsImpl(const RobertaOptions& options) : pa
                                           torch::nn::Embedding(options.type_vocab_size(), hidden));
   layer_norm = register_module(
       "LayerNorm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden}).eps(options.layer_norm_eps())));
-  dropout = register_module("dropout", torch::nn::Dropout(options.hidden_dropout_prob()));
+  dropout = register_module("dropout", ParallelDropout(options.hidden_dropout_prob()));
 }
 
 torch::Tensor RobertaEmbeddingsImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids) {
@@ -62,7 +62,7 @@ RobertaSelfAttentionImpl::RobertaSelfAttentionImpl(const RobertaOptions& options
   query = register_module("query", TunableLinear(hidden, hidden));
   key = register_module("key", TunableLinear(hidden, hidden));
   value = register_module("value", TunableLinear(hidden, hidden));
-  dropout = register_module("dropout", torch::nn::Dropout(options.attention_probs_dropout_prob()));
+  dropout = register_module("dropout", ParallelDropout(options.attention_probs_dropout_prob()));
 }
 
 std::pair<torch::Tensor, torch::Tensor> RobertaSelfAttentionImpl::forward(const torch::Tensor& hidden,
@@ -91,7 +91,7 @@ RobertaResidualOutputImpl::RobertaResidualOutputImpl(int64_t in_features, const 
   dense = register_module("dense", TunableLinear(in_features, hidden));
   layer_norm = register_module(
       "LayerNorm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden}).eps(options.layer_norm_eps())));
-  dropout = register_module("dropout", torch::nn::Dropout(options.hidden_dropout_prob()));
+  dropout = register_module("dropout", ParallelDropout(options.hidden_dropout_prob()));
 }
 
 torch::Tensor RobertaResidualOutputImpl::forward(const torch::Tensor& x, const torch::Tensor& residual) {

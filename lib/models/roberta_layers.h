@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/parallel_dropout.h"
 #include "models/roberta_config.h"
 #include "sites/tunable_linear.h"
 
@@ -34,7 +35,7 @@ class RobertaEmbeddingsImpl : public torch::nn::Module {
   torch::nn::Embedding position_embeddings{nullptr};
   torch::nn::Embedding token_type_embeddings{nullptr};
   torch::nn::LayerNorm layer_norm{nullptr};  // "LayerNorm"
-  torch::nn::Dropout dropout{nullptr};
+  ParallelDropout dropout{nullptr};
 };
 TORCH_MODULE(RobertaEmbeddings);
 
@@ -53,7 +54,7 @@ class RobertaSelfAttentionImpl : public torch::nn::Module {
   TunableLinear query{nullptr};
   TunableLinear key{nullptr};
   TunableLinear value{nullptr};
-  torch::nn::Dropout dropout{nullptr};
+  ParallelDropout dropout{nullptr};
 };
 TORCH_MODULE(RobertaSelfAttention);
 
@@ -66,7 +67,7 @@ class RobertaResidualOutputImpl : public torch::nn::Module {
 
   TunableLinear dense{nullptr};
   torch::nn::LayerNorm layer_norm{nullptr};  // "LayerNorm"
-  torch::nn::Dropout dropout{nullptr};
+  ParallelDropout dropout{nullptr};
 };
 TORCH_MODULE(RobertaResidualOutput);
 
