@@ -40,10 +40,12 @@ Workload make_workload(bool full_last_layer) {
   Workload w;
   const auto options = RobertaOptions().num_labels(2);  // roberta-base's shape
   w.model = RobertaForSequenceClassification(options);
-  attach_tuners(*w.model, SiteSelector{{"query", "value"}}, [](const std::string& site, const TunableLinearImpl& layer) {
-    return std::make_shared<LoraImpl>(LoraOptions(8).alpha(16), site, layer.options.in_features(),
-                                      layer.options.out_features());
-  });
+  attach_tuners(*w.model, SiteSelector{{"query", "value"}},
+                [](const std::string& site, const TunableLinearImpl& layer) {
+                  return std::make_shared<LoraImpl>(LoraOptions(8).alpha(16), site,
+                                                    layer.options.in_features(),
+                                                    layer.options.out_features());
+                });
   freeze_backbone(*w.model, {"classifier."});
   w.input_ids = torch::randint(3, options.vocab_size(), {kBatch, kTokens}, torch::kLong);
   w.input_ids.select(1, 0).fill_(0);   // <s>
@@ -66,7 +68,13 @@ void BM_RobertaBaseForward(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kBatch * kTokens);
 }
-BENCHMARK(BM_RobertaBaseForward)->Arg(0)->Arg(1)->ArgName("full_last_layer")->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RobertaBaseForward)
+    ->Arg(0)
+    ->Arg(1)
+    ->ArgName("full_last_layer")
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_RobertaBaseLoraStep(benchmark::State& state) {
   auto w = make_workload(state.range(0) != 0);
@@ -84,32 +92,49 @@ void BM_RobertaBaseLoraStep(benchmark::State& state) {
   };
   step();  // warm-up
   for (auto _ : state) step();
-  state.counters["trainable"] = static_cast<double>(
-      std::accumulate(trainable.begin(), trainable.end(), int64_t{0}, [](int64_t n, const torch::Tensor& p) {
-        return n + p.numel();
-      }));
+  state.counters["trainable"] =
+      static_cast<double>(std::accumulate(trainable.begin(), trainable.end(), int64_t{0},
+                                          [](int64_t n, const torch::Tensor& p) { return n + p.numel(); }));
   state.SetItemsProcessed(state.iterations() * kBatch * kTokens);
 }
-BENCHMARK(BM_RobertaBaseLoraStep)->Arg(0)->Arg(1)->ArgName("full_last_layer")->Iterations(3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RobertaBaseLoraStep)
+    ->Arg(0)
+    ->Arg(1)
+    ->ArgName("full_last_layer")
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
-// The two kernels the model replaces, at RoBERTa-base attention shape, forward + backward.
+// The two kernels the model replaces, at RoBERTa-base attention shape.
 // impl 0: what transformers' code runs (torch::matmul on head views, torch::dropout); impl 1: ours.
+// AttentionScores: q kᵀ/√d alone (backward 0) or forward + backward through a probe (backward 1).
 void BM_AttentionScores(benchmark::State& state) {
   torch::manual_seed(0);
-  auto q_proj = torch::randn({kBatch, kTokens, 768}).requires_grad_();
-  auto k_proj = torch::randn({kBatch, kTokens, 768}).requires_grad_();
-  const auto heads = [](const torch::Tensor& x) { return x.view({kBatch, kTokens, 12, 64}).permute({0, 2, 1, 3}); };
+  const bool backward = state.range(1) != 0;
+  auto q_proj = torch::randn({kBatch, kTokens, 768}).requires_grad_(backward);
+  auto k_proj = torch::randn({kBatch, kTokens, 768}).requires_grad_(backward);
+  const auto heads = [](const torch::Tensor& x) {
+    return x.view({kBatch, kTokens, 12, 64}).permute({0, 2, 1, 3});
+  };
   const auto probe = torch::randn({kBatch, 12, kTokens, kTokens});
   for (auto _ : state) {
     auto q = heads(q_proj), k = heads(k_proj);
     auto scores = state.range(0) ? batched_matmul(q, k.transpose(-1, -2), 0.125)
                                  : torch::matmul(q, k.transpose(-1, -2)) * 0.125;  // (B, H, T, T)
+    if (!backward) continue;
     (scores * probe).sum().backward();
     q_proj.mutable_grad().reset();
     k_proj.mutable_grad().reset();
   }
 }
-BENCHMARK(BM_AttentionScores)->Arg(0)->Arg(1)->ArgName("impl")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AttentionScores)
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->ArgNames({"impl", "backward"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_AttentionDropout(benchmark::State& state) {
   torch::manual_seed(0);

@@ -1,10 +1,9 @@
 #include "checkpoint/atomic_file.h"
 
+#include <c10/util/Exception.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <c10/util/Exception.h>
 
 #include <atomic>
 #include <cerrno>
@@ -52,7 +51,8 @@ class TemporaryFile {
     committed_ = true;
     // Persist the directory entry too; failure here cannot un-commit the file, so it is not fatal.
     const auto directory = std::filesystem::path(final_path_).parent_path();
-    const int dir_fd = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int dir_fd =
+        ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd >= 0) {
       ::fsync(dir_fd);
       ::close(dir_fd);

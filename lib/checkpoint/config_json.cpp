@@ -37,9 +37,12 @@ ConfigJson ConfigJson::load(const std::string& path) {
   return ConfigJson(std::move(json), path);
 }
 
-ConfigJson::ConfigJson(nlohmann::json json, std::string path) : json_(std::move(json)), path_(std::move(path)) {}
+ConfigJson::ConfigJson(nlohmann::json json, std::string path)
+    : json_(std::move(json)), path_(std::move(path)) {}
 
-bool ConfigJson::has(const std::string& field) const { return json_.contains(field) && !json_[field].is_null(); }
+bool ConfigJson::has(const std::string& field) const {
+  return json_.contains(field) && !json_[field].is_null();
+}
 
 template <>
 int64_t ConfigJson::required<int64_t>(const std::string& field) const {

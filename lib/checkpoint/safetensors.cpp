@@ -1,19 +1,18 @@
 #include "checkpoint/safetensors.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -78,21 +77,22 @@ nlohmann::json parse_header(const std::string& path, const char* text, std::size
               ": the header does not start with '{' (not a safetensors file, or corrupt)");
   std::set<std::string> seen;
   std::string duplicate;
-  const nlohmann::json::parser_callback_t reject_duplicates = [&](int depth, nlohmann::json::parse_event_t event,
-                                                                  nlohmann::json& parsed) {
-    if (event == nlohmann::json::parse_event_t::key && depth == 1 && !seen.insert(parsed.get<std::string>()).second &&
-        duplicate.empty()) {
-      duplicate = parsed.get<std::string>();
-    }
-    return true;
-  };
+  const nlohmann::json::parser_callback_t reject_duplicates =
+      [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        if (event == nlohmann::json::parse_event_t::key && depth == 1 &&
+            !seen.insert(parsed.get<std::string>()).second && duplicate.empty()) {
+          duplicate = parsed.get<std::string>();
+        }
+        return true;
+      };
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(text, text + size, reject_duplicates);
   } catch (const nlohmann::json::parse_error& error) {
     TORCH_CHECK(false, file_context(path), ": the header is not valid JSON: ", error.what());
   }
-  TORCH_CHECK(duplicate.empty(), tensor_context(path, duplicate), ": the name appears more than once in the header");
+  TORCH_CHECK(duplicate.empty(), tensor_context(path, duplicate),
+              ": the name appears more than once in the header");
   TORCH_CHECK(header.is_object(), file_context(path), ": the header is not a JSON object");
   return header;
 }
@@ -120,16 +120,17 @@ SafetensorsEntry parse_entry(const std::string& path, const std::string& name, c
   const auto& dtype = value["dtype"];
   TORCH_CHECK(dtype.is_string(), where, ": dtype must be a string, got ", dtype.dump());
   const auto dtype_name = dtype.get<std::string>();
-  const auto known = std::find_if(kDtypes.begin(), kDtypes.end(),
-                                  [&](const DtypeName& d) { return dtype_name == d.name; });
-  TORCH_CHECK(known != kDtypes.end(), where, ": unknown dtype '", dtype_name, "' (supported: ",
-              supported_dtype_names(), ")");
+  const auto known =
+      std::find_if(kDtypes.begin(), kDtypes.end(), [&](const DtypeName& d) { return dtype_name == d.name; });
+  TORCH_CHECK(known != kDtypes.end(), where, ": unknown dtype '", dtype_name,
+              "' (supported: ", supported_dtype_names(), ")");
   entry.dtype = known->dtype;
 
   const auto& shape = value["shape"];
   TORCH_CHECK(shape.is_array(), where, ": shape must be an array, got ", shape.dump());
   for (const auto& dim : shape) {
-    TORCH_CHECK(dim.is_number_unsigned(), where, ": shape ", shape.dump(), " must hold non-negative integers");
+    TORCH_CHECK(dim.is_number_unsigned(), where, ": shape ", shape.dump(),
+                " must hold non-negative integers");
     entry.shape.push_back(dim.get<int64_t>());
   }
 
@@ -139,13 +140,16 @@ SafetensorsEntry parse_entry(const std::string& path, const std::string& name, c
               where, ": data_offsets must be two non-negative integers, got ", offsets.dump());
   entry.begin = offsets[0].get<uint64_t>();
   entry.end = offsets[1].get<uint64_t>();
-  TORCH_CHECK(entry.begin <= entry.end, where, ": data_offsets [", entry.begin, ", ", entry.end, "] run backwards");
+  TORCH_CHECK(entry.begin <= entry.end, where, ": data_offsets [", entry.begin, ", ", entry.end,
+              "] run backwards");
   TORCH_CHECK(entry.end <= data_size, where, ": data_offsets [", entry.begin, ", ", entry.end,
-              "] run past the end of the data section (", data_size, " bytes): the file is truncated or corrupt");
+              "] run past the end of the data section (", data_size,
+              " bytes): the file is truncated or corrupt");
   const auto expected = byte_size(entry.shape, entry.dtype);
   TORCH_CHECK(expected.has_value(), where, ": shape ", shape.dump(), " overflows");
-  TORCH_CHECK(*expected == entry.end - entry.begin, where, ": shape ", shape.dump(), " of ", dtype_name, " needs ",
-              *expected, " bytes but data_offsets [", entry.begin, ", ", entry.end, "] hold ", entry.end - entry.begin);
+  TORCH_CHECK(*expected == entry.end - entry.begin, where, ": shape ", shape.dump(), " of ", dtype_name,
+              " needs ", *expected, " bytes but data_offsets [", entry.begin, ", ", entry.end, "] hold ",
+              entry.end - entry.begin);
   return entry;
 }
 
@@ -165,8 +169,9 @@ void check_tiling(const std::string& path, const std::map<std::string, Safetenso
     TORCH_CHECK(entry->begin >= covered, where, ": data_offsets [", entry->begin, ", ", entry->end,
                 "] overlap tensor '", previous ? previous->name : "", "' which ends at ", covered);
     TORCH_CHECK(entry->begin == covered, where, ": data_offsets [", entry->begin, ", ", entry->end,
-                "] leave a gap after ", previous ? "tensor '" + previous->name + "' which ends at " : "the start ",
-                covered, " (the data must be contiguous)");
+                "] leave a gap after ",
+                previous ? "tensor '" + previous->name + "' which ends at " : "the start ", covered,
+                " (the data must be contiguous)");
     covered = entry->end;
     previous = entry;
   }
@@ -178,8 +183,8 @@ void check_tiling(const std::string& path, const std::map<std::string, Safetenso
 
 std::string safetensors_dtype_name(torch::ScalarType dtype) {
   if (const char* name = find_dtype_name(dtype)) return name;
-  TORCH_CHECK(false, "safetensors cannot store dtype ", c10::toString(dtype), " (supported: ",
-              supported_dtype_names(), ")");
+  TORCH_CHECK(false, "safetensors cannot store dtype ", c10::toString(dtype),
+              " (supported: ", supported_dtype_names(), ")");
 }
 
 torch::ScalarType parse_safetensors_dtype(const std::string& name) {
@@ -198,7 +203,8 @@ struct SafetensorsFile::Mapping {
   const char* bytes() const { return static_cast<const char*>(address); }
 };
 
-SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path), mapping_(std::make_shared<Mapping>()) {
+SafetensorsFile::SafetensorsFile(const std::string& path)
+    : path_(path), mapping_(std::make_shared<Mapping>()) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   TORCH_CHECK(fd >= 0, file_context(path), ": cannot open: ", std::strerror(errno));
   struct stat info {};
@@ -218,15 +224,18 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path), mapping
   mapping_->address = ::mmap(nullptr, file_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
   const int map_error = errno;
   ::close(fd);
-  TORCH_CHECK(mapping_->address != MAP_FAILED, file_context(path), ": cannot map: ", std::strerror(map_error));
+  TORCH_CHECK(mapping_->address != MAP_FAILED, file_context(path),
+              ": cannot map: ", std::strerror(map_error));
   mapping_->size = file_size;
 
   uint64_t header_size = 0;
   std::memcpy(&header_size, mapping_->bytes(), 8);
-  TORCH_CHECK(header_size <= kMaxHeaderBytes, file_context(path), ": the header length field says ", header_size,
-              " bytes, above the format's limit of ", kMaxHeaderBytes, " (corrupt or not a safetensors file)");
-  TORCH_CHECK(header_size <= file_size - 8, file_context(path), ": the header length field says ", header_size,
-              " bytes but only ", file_size - 8, " follow it (truncated or not a safetensors file)");
+  TORCH_CHECK(header_size <= kMaxHeaderBytes, file_context(path), ": the header length field says ",
+              header_size, " bytes, above the format's limit of ", kMaxHeaderBytes,
+              " (corrupt or not a safetensors file)");
+  TORCH_CHECK(header_size <= file_size - 8, file_context(path), ": the header length field says ",
+              header_size, " bytes but only ", file_size - 8,
+              " follow it (truncated or not a safetensors file)");
   data_start_ = 8 + header_size;
   const uint64_t data_size = file_size - data_start_;
 
@@ -285,16 +294,17 @@ void save_safetensors(const std::string& path, const std::map<std::string, torch
   std::vector<torch::Tensor> data;
   uint64_t offset = 0;
   for (const auto& [name, tensor] : tensors) {
-    TORCH_CHECK(name != kMetadataKey && !name.empty(), "saving '", path, "': invalid tensor name '", name, "'");
+    TORCH_CHECK(name != kMetadataKey && !name.empty(), "saving '", path, "': invalid tensor name '", name,
+                "'");
     TORCH_CHECK(tensor.defined(), "saving '", path, "': tensor '", name, "' is undefined");
     const char* dtype = find_dtype_name(tensor.scalar_type());
-    TORCH_CHECK(dtype, "saving '", path, "': tensor '", name, "' has dtype ", c10::toString(tensor.scalar_type()),
+    TORCH_CHECK(dtype, "saving '", path, "': tensor '", name, "' has dtype ",
+                c10::toString(tensor.scalar_type()),
                 ", which safetensors cannot store (supported: ", supported_dtype_names(), ")");
     auto bytes = tensor.detach().to(torch::kCPU).contiguous();
     const auto size = static_cast<uint64_t>(bytes.numel()) * bytes.element_size();
-    header[name] = {{"dtype", dtype},
-                    {"shape", bytes.sizes().vec()},
-                    {"data_offsets", {offset, offset + size}}};
+    header[name] = {
+        {"dtype", dtype}, {"shape", bytes.sizes().vec()}, {"data_offsets", {offset, offset + size}}};
     offset += size;
     data.push_back(std::move(bytes));
   }

@@ -31,10 +31,11 @@ std::map<std::string, std::string> map_file_names(const std::vector<std::string>
                                                   const std::string& prefix) {
   std::map<std::string, std::string> mapped;
   const auto any_prefixed = [&](auto begin, auto end, auto key) {
-    return !prefix.empty() && std::any_of(begin, end, [&](const auto& item) { return starts_with(key(item), prefix); });
+    return !prefix.empty() &&
+           std::any_of(begin, end, [&](const auto& item) { return starts_with(key(item), prefix); });
   };
-  const bool module_prefixed = any_prefixed(module_tensors.begin(), module_tensors.end(),
-                                            [](const auto& item) { return item.first; });
+  const bool module_prefixed =
+      any_prefixed(module_tensors.begin(), module_tensors.end(), [](const auto& item) { return item.first; });
   const bool file_prefixed =
       any_prefixed(file_names.begin(), file_names.end(), [](const std::string& name) { return name; });
   for (const auto& name : file_names) {
@@ -52,7 +53,8 @@ std::map<std::string, std::string> map_file_names(const std::vector<std::string>
 }  // namespace
 
 std::string LoadReport::describe() const {
-  return fmt::format("missing: [{}]; unexpected: [{}]", fmt::join(missing, ", "), fmt::join(unexpected, ", "));
+  return fmt::format("missing: [{}]; unexpected: [{}]", fmt::join(missing, ", "),
+                     fmt::join(unexpected, ", "));
 }
 
 std::vector<std::string> tuner_tensor_names(torch::nn::Module& module) {
@@ -108,11 +110,12 @@ LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& fil
     const auto& entry = file.entry(file_name);
     const auto& destination = target->second;
     TORCH_CHECK(destination.sizes() == torch::IntArrayRef(entry.shape), "safetensors file '", file.path(),
-                "': tensor '", file_name, "' has shape ", torch::IntArrayRef(entry.shape), " but the model's '",
-                module_name, "' has shape ", destination.sizes(), " (checkpoint and config disagree)");
+                "': tensor '", file_name, "' has shape ", torch::IntArrayRef(entry.shape),
+                " but the model's '", module_name, "' has shape ", destination.sizes(),
+                " (checkpoint and config disagree)");
     TORCH_CHECK(c10::isFloatingType(entry.dtype) == destination.is_floating_point(), "safetensors file '",
-                file.path(), "': tensor '", file_name, "' is ", entry.dtype, " but the model's '", module_name,
-                "' is ", destination.scalar_type());
+                file.path(), "': tensor '", file_name, "' is ", entry.dtype, " but the model's '",
+                module_name, "' is ", destination.scalar_type());
     copies.emplace_back(destination, file.tensor(file_name));
     filled.insert(module_name);
     report.loaded.push_back(module_name);
@@ -124,8 +127,9 @@ LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& fil
     if (!matches_any(allow_missing, name)) disallowed_missing.push_back(name);
   }
   TORCH_CHECK(disallowed_missing.empty() && disallowed_unexpected.empty(), "safetensors file '", file.path(),
-              "' does not match the model: missing: [", fmt::format("{}", fmt::join(disallowed_missing, ", ")),
-              "]; unexpected: [", fmt::format("{}", fmt::join(disallowed_unexpected, ", ")), "]");
+              "' does not match the model: missing: [",
+              fmt::format("{}", fmt::join(disallowed_missing, ", ")), "]; unexpected: [",
+              fmt::format("{}", fmt::join(disallowed_unexpected, ", ")), "]");
 
   torch::NoGradGuard no_grad;
   for (auto& [destination, source] : copies) destination.copy_(source);

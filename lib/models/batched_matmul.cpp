@@ -50,8 +50,10 @@ class BatchedMatmul : public torch::autograd::Function<BatchedMatmul> {
     const double alpha = ctx->saved_data["alpha"].toDouble();
     const auto& grad = grads[0];  // (…, n, m)
     torch::Tensor grad_a, grad_b;
-    if (ctx->needs_input_grad(0)) grad_a = batched_gemm(grad, saved[1].transpose(-1, -2), alpha);  // (…, n, k)
-    if (ctx->needs_input_grad(1)) grad_b = batched_gemm(saved[0].transpose(-1, -2), grad, alpha);  // (…, k, m)
+    if (ctx->needs_input_grad(0))
+      grad_a = batched_gemm(grad, saved[1].transpose(-1, -2), alpha);  // (…, n, k)
+    if (ctx->needs_input_grad(1))
+      grad_b = batched_gemm(saved[0].transpose(-1, -2), grad, alpha);  // (…, k, m)
     return {grad_a, grad_b, torch::Tensor()};
   }
 };
@@ -61,8 +63,8 @@ class BatchedMatmul : public torch::autograd::Function<BatchedMatmul> {
 torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b, double alpha) {
   TORCH_CHECK(a.dim() >= 2 && a.dim() == b.dim(), "batched_matmul: a ", a.sizes(), " and b ", b.sizes(),
               " must have the same number (≥ 2) of dimensions");
-  TORCH_CHECK(a.sizes().slice(0, a.dim() - 2) == b.sizes().slice(0, b.dim() - 2), "batched_matmul: batch shapes of a ",
-              a.sizes(), " and b ", b.sizes(), " differ");
+  TORCH_CHECK(a.sizes().slice(0, a.dim() - 2) == b.sizes().slice(0, b.dim() - 2),
+              "batched_matmul: batch shapes of a ", a.sizes(), " and b ", b.sizes(), " differ");
   TORCH_CHECK(a.size(-1) == b.size(-2), "batched_matmul: a ", a.sizes(), " @ b ", b.sizes(),
               ": inner dimensions differ");
   TORCH_CHECK(a.scalar_type() == b.scalar_type(), "batched_matmul: dtypes differ (", a.scalar_type(), " vs ",

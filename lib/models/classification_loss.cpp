@@ -38,10 +38,12 @@ torch::Tensor sequence_classification_loss(const torch::Tensor& logits, const to
   switch (problem_type.value_or(infer_problem_type(num_labels, labels))) {
     case ProblemType::kRegression:
       // transformers squeezes both sides for one label, so (B,) and (B, 1) labels give the same loss.
-      if (num_labels == 1) return torch::mse_loss(logits.squeeze(), labels.squeeze().to(logits.scalar_type()));
+      if (num_labels == 1)
+        return torch::mse_loss(logits.squeeze(), labels.squeeze().to(logits.scalar_type()));
       return torch::mse_loss(logits, labels.to(logits.scalar_type()));
     case ProblemType::kSingleLabelClassification:
-      return torch::nn::functional::cross_entropy(logits.view({-1, num_labels}), labels.view(-1).to(torch::kLong));
+      return torch::nn::functional::cross_entropy(logits.view({-1, num_labels}),
+                                                  labels.view(-1).to(torch::kLong));
     case ProblemType::kMultiLabelClassification:
       return torch::binary_cross_entropy_with_logits(logits, labels.to(logits.scalar_type()));
   }

@@ -10,9 +10,9 @@ namespace capaboost {
 
 /// A config's `problem_type`.
 enum class ProblemType {
-  kRegression,                ///< "regression": MSE
-  kSingleLabelClassification, ///< "single_label_classification": cross-entropy over classes
-  kMultiLabelClassification,  ///< "multi_label_classification": BCE with logits per label
+  kRegression,                 ///< "regression": MSE
+  kSingleLabelClassification,  ///< "single_label_classification": cross-entropy over classes
+  kMultiLabelClassification,   ///< "multi_label_classification": BCE with logits per label
 };
 
 /// Parses a `problem_type` value; throws listing the three names.

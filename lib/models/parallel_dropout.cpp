@@ -79,7 +79,8 @@ torch::Tensor parallel_dropout(const torch::Tensor& x, double p, uint64_t seed) 
 }
 
 ParallelDropoutImpl::ParallelDropoutImpl(const ParallelDropoutOptions& options_) : options(options_) {
-  TORCH_CHECK(options.p() >= 0.0 && options.p() < 1.0, "ParallelDropout: p must be in [0, 1), got ", options.p());
+  TORCH_CHECK(options.p() >= 0.0 && options.p() < 1.0, "ParallelDropout: p must be in [0, 1), got ",
+              options.p());
 }
 
 torch::Tensor ParallelDropoutImpl::forward(const torch::Tensor& x) {

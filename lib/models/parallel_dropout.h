@@ -3,8 +3,8 @@
 //
 // Why not torch::nn::Dropout: LibTorch 1.13 built without MKL (Debian's) draws the mask with
 // bernoulli_ one element at a time from a single Mersenne Twister, on one thread: about 5 ns per
-// element, 9% of a RoBERTa-base LoRA step in PyTorch (~77M elements through dropout per step). Here element i keeps
-// iff bits(seed, i) ≥ p·2³², with bits the SplitMix64 output for counter i: the mask depends only on
+// element, 9% of a RoBERTa-base LoRA step in PyTorch (~77M elements through dropout per step). Here element i
+// keeps iff bits(seed, i) ≥ p·2³², with bits the SplitMix64 output for counter i: the mask depends only on
 // the seed and the position, so it is the same for any thread count, and its generation parallelises.
 // The seed is drawn from torch's default CPU generator, so torch::manual_seed makes runs repeatable.
 // Backward regenerates the mask from the seed instead of storing it.

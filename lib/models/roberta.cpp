@@ -12,8 +12,8 @@ std::pair<torch::Tensor, torch::Tensor> embed(RobertaModelImpl& model, const tor
   auto hidden = model.embeddings->forward(input_ids, token_type_ids);  // (B, T, C)
   torch::Tensor mask;
   if (attention_mask.defined()) {
-    TORCH_CHECK(attention_mask.sizes() == input_ids.sizes(), "RoBERTa: attention_mask ", attention_mask.sizes(),
-                " must have the shape of input_ids ", input_ids.sizes());
+    TORCH_CHECK(attention_mask.sizes() == input_ids.sizes(), "RoBERTa: attention_mask ",
+                attention_mask.sizes(), " must have the shape of input_ids ", input_ids.sizes());
     mask = additive_attention_mask(attention_mask, hidden.scalar_type());  // (B, 1, 1, T)
   }
   return {hidden, mask};
@@ -29,7 +29,8 @@ torch::Tensor RobertaPoolerImpl::forward(const torch::Tensor& hidden) {
   return torch::tanh(dense->forward(hidden.select(1, 0)));
 }
 
-RobertaModelImpl::RobertaModelImpl(const RobertaOptions& options_, bool add_pooling_layer) : options(options_) {
+RobertaModelImpl::RobertaModelImpl(const RobertaOptions& options_, bool add_pooling_layer)
+    : options(options_) {
   options.validate();
   embeddings = register_module("embeddings", RobertaEmbeddings(options));
   encoder = register_module("encoder", RobertaEncoder(options));
@@ -37,7 +38,8 @@ RobertaModelImpl::RobertaModelImpl(const RobertaOptions& options_, bool add_pool
   init_roberta_weights(*this, options.initializer_range());
 }
 
-RobertaModelOutput RobertaModelImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
+RobertaModelOutput RobertaModelImpl::forward(const torch::Tensor& input_ids,
+                                             const torch::Tensor& attention_mask,
                                              const torch::Tensor& token_type_ids,
                                              const RobertaForwardOptions& outputs) {
   auto [hidden, mask] = embed(*this, input_ids, attention_mask, token_type_ids);
@@ -50,10 +52,12 @@ RobertaModelOutput RobertaModelImpl::forward(const torch::Tensor& input_ids, con
   return out;
 }
 
-torch::Tensor RobertaModelImpl::first_token_state(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
+torch::Tensor RobertaModelImpl::first_token_state(const torch::Tensor& input_ids,
+                                                  const torch::Tensor& attention_mask,
                                                   const torch::Tensor& token_type_ids) {
   auto [hidden, mask] = embed(*this, input_ids, attention_mask, token_type_ids);
-  return encoder->forward(hidden, mask, false, false, /*first_token_only=*/true).last_hidden_state.select(1, 0);
+  return encoder->forward(hidden, mask, false, false, /*first_token_only=*/true)
+      .last_hidden_state.select(1, 0);
 }
 
 RobertaClassificationHeadImpl::RobertaClassificationHeadImpl(const RobertaOptions& options) {
@@ -64,7 +68,7 @@ RobertaClassificationHeadImpl::RobertaClassificationHeadImpl(const RobertaOption
 
 torch::Tensor RobertaClassificationHeadImpl::forward(const torch::Tensor& first_token) {
   auto x = torch::tanh(dense->forward(dropout->forward(first_token)));  // (B, C)
-  return out_proj->forward(dropout->forward(x));                       // (B, num_labels)
+  return out_proj->forward(dropout->forward(x));                        // (B, num_labels)
 }
 
 RobertaForSequenceClassificationImpl::RobertaForSequenceClassificationImpl(const RobertaOptions& options_)

@@ -54,7 +54,8 @@ class RobertaModelImpl : public torch::nn::Module {
   /// input_ids: (B, T) int64; attention_mask: (B, T) of 1 (attend) / 0 (padding), undefined = all 1;
   /// token_type_ids: (B, T), undefined = all 0.
   RobertaModelOutput forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask = {},
-                             const torch::Tensor& token_type_ids = {}, const RobertaForwardOptions& outputs = {});
+                             const torch::Tensor& token_type_ids = {},
+                             const RobertaForwardOptions& outputs = {});
 
   /// The encoder output at position 0 only, (B, C): the last layer computes the query, attention output
   /// and feed-forward block of position 0 alone (its keys and values still cover every position). Equal

@@ -54,7 +54,8 @@ void RobertaOptions::validate(const std::string& source) const {
                           {effective_classifier_dropout(), "classifier_dropout"}}) {
     TORCH_CHECK(p >= 0.0 && p < 1.0, source, ": field '", field, "' must be in [0, 1), got ", p);
   }
-  TORCH_CHECK(layer_norm_eps() > 0.0, source, ": field 'layer_norm_eps' must be positive, got ", layer_norm_eps());
+  TORCH_CHECK(layer_norm_eps() > 0.0, source, ": field 'layer_norm_eps' must be positive, got ",
+              layer_norm_eps());
   TORCH_CHECK(label_names().empty() || static_cast<int64_t>(label_names().size()) == num_labels(), source,
               ": ", label_names().size(), " label names for num_labels ", num_labels());
 }
@@ -92,7 +93,8 @@ RobertaOptions load_roberta_config(const std::string& path) {
       .pad_token_id(config.optional<int64_t>("pad_token_id", 1))
       .bos_token_id(config.optional<int64_t>("bos_token_id", 0))
       .eos_token_id(config.optional<int64_t>("eos_token_id", 2));
-  if (config.has("classifier_dropout")) options.classifier_dropout(config.required<double>("classifier_dropout"));
+  if (config.has("classifier_dropout"))
+    options.classifier_dropout(config.required<double>("classifier_dropout"));
 
   if (config.has("id2label")) {
     options.label_names(parse_id2label(config));

@@ -15,7 +15,8 @@ torch::Tensor roberta_position_ids(const torch::Tensor& input_ids, int64_t pad_t
 }
 
 torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask, torch::ScalarType dtype) {
-  TORCH_CHECK(attention_mask.dim() == 2, "attention_mask must be (batch, tokens), got ", attention_mask.sizes());
+  TORCH_CHECK(attention_mask.dim() == 2, "attention_mask must be (batch, tokens), got ",
+              attention_mask.sizes());
   double lowest = 0;
   AT_DISPATCH_FLOATING_TYPES_AND2(torch::kHalf, torch::kBFloat16, dtype, "additive_attention_mask", [&] {
     lowest = static_cast<double>(std::numeric_limits<scalar_t>::lowest());
@@ -26,38 +27,43 @@ torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask, torch
   return (1.0 - keep) * lowest;
 }
 
-RobertaEmbeddingsImpl::RobertaEmbeddingsImpl(const RobertaOptions& options) : pad_token_id(options.pad_token_id()) {
+RobertaEmbeddingsImpl::RobertaEmbeddingsImpl(const RobertaOptions& options)
+    : pad_token_id(options.pad_token_id()) {
   const int64_t hidden = options.hidden_size();
   word_embeddings = register_module(
       "word_embeddings",
-      torch::nn::Embedding(torch::nn::EmbeddingOptions(options.vocab_size(), hidden).padding_idx(pad_token_id)));
+      torch::nn::Embedding(
+          torch::nn::EmbeddingOptions(options.vocab_size(), hidden).padding_idx(pad_token_id)));
   position_embeddings = register_module(
       "position_embeddings",
       torch::nn::Embedding(
           torch::nn::EmbeddingOptions(options.max_position_embeddings(), hidden).padding_idx(pad_token_id)));
-  token_type_embeddings = register_module("token_type_embeddings",
-                                          torch::nn::Embedding(options.type_vocab_size(), hidden));
+  token_type_embeddings =
+      register_module("token_type_embeddings", torch::nn::Embedding(options.type_vocab_size(), hidden));
   layer_norm = register_module(
       "LayerNorm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden}).eps(options.layer_norm_eps())));
   dropout = register_module("dropout", ParallelDropout(options.hidden_dropout_prob()));
 }
 
-torch::Tensor RobertaEmbeddingsImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids) {
+torch::Tensor RobertaEmbeddingsImpl::forward(const torch::Tensor& input_ids,
+                                             const torch::Tensor& token_type_ids) {
   TORCH_CHECK(input_ids.dim() == 2, "RoBERTa: input_ids must be (batch, tokens), got ", input_ids.sizes());
   const auto positions = roberta_position_ids(input_ids, pad_token_id);  // (B, T)
   const int64_t max_positions = position_embeddings->options.num_embeddings();
   const int64_t highest = input_ids.numel() == 0 ? 0 : positions.max().item<int64_t>();
-  TORCH_CHECK(highest < max_positions, "RoBERTa: ", input_ids.size(1), " tokens need position ids up to ", highest,
-              " but max_position_embeddings is ", max_positions, " (truncate to at most ",
+  TORCH_CHECK(highest < max_positions, "RoBERTa: ", input_ids.size(1), " tokens need position ids up to ",
+              highest, " but max_position_embeddings is ", max_positions, " (truncate to at most ",
               max_positions - pad_token_id - 1, " tokens)");
   auto types = token_type_embeddings->forward(token_type_ids.defined() ? token_type_ids
                                                                        : torch::zeros_like(input_ids));
-  auto x = word_embeddings->forward(input_ids) + types + position_embeddings->forward(positions);  // (B, T, C)
+  auto x =
+      word_embeddings->forward(input_ids) + types + position_embeddings->forward(positions);  // (B, T, C)
   return dropout->forward(layer_norm->forward(x));
 }
 
 RobertaSelfAttentionImpl::RobertaSelfAttentionImpl(const RobertaOptions& options)
-    : num_heads(options.num_attention_heads()), head_size(options.hidden_size() / options.num_attention_heads()) {
+    : num_heads(options.num_attention_heads()),
+      head_size(options.hidden_size() / options.num_attention_heads()) {
   const int64_t hidden = options.hidden_size();
   query = register_module("query", TunableLinear(hidden, hidden));
   key = register_module("key", TunableLinear(hidden, hidden));
@@ -82,8 +88,9 @@ std::pair<torch::Tensor, torch::Tensor> RobertaSelfAttentionImpl::forward(const 
   auto scores = batched_matmul(q, k.transpose(-1, -2), 1.0 / std::sqrt(static_cast<double>(head_size)));
   if (mask.defined()) scores = scores + mask;  // (B, H, Tq, T)
   auto probs = dropout->forward(torch::softmax(scores, -1));
-  auto context = batched_matmul(probs, v);                                         // (B, H, Tq, d)
-  return {context.permute({0, 2, 1, 3}).reshape({batch, queries, num_heads * head_size}), probs};  // (B, Tq, C)
+  auto context = batched_matmul(probs, v);  // (B, H, Tq, d)
+  return {context.permute({0, 2, 1, 3}).reshape({batch, queries, num_heads * head_size}),
+          probs};  // (B, Tq, C)
 }
 
 RobertaResidualOutputImpl::RobertaResidualOutputImpl(int64_t in_features, const RobertaOptions& options) {
@@ -111,7 +118,8 @@ std::pair<torch::Tensor, torch::Tensor> RobertaAttentionImpl::forward(const torc
   return {output->forward(context, residual), probs};
 }
 
-RobertaIntermediateImpl::RobertaIntermediateImpl(const RobertaOptions& options) : activation(options.hidden_act()) {
+RobertaIntermediateImpl::RobertaIntermediateImpl(const RobertaOptions& options)
+    : activation(options.hidden_act()) {
   dense = register_module("dense", TunableLinear(options.hidden_size(), options.intermediate_size()));
 }
 
@@ -126,7 +134,8 @@ RobertaLayerImpl::RobertaLayerImpl(const RobertaOptions& options) {
 }
 
 std::pair<torch::Tensor, torch::Tensor> RobertaLayerImpl::forward(const torch::Tensor& hidden,
-                                                                  const torch::Tensor& mask, bool first_token_only) {
+                                                                  const torch::Tensor& mask,
+                                                                  bool first_token_only) {
   auto [attended, probs] = attention->forward(hidden, mask, first_token_only);  // (B, Tq, C)
   return {output->forward(intermediate->forward(attended), attended), probs};
 }

@@ -124,8 +124,9 @@ class RobertaEncoderImpl : public torch::nn::Module {
   /// hidden: (B, T, C) embeddings output. `first_token_only` applies to the last layer only (position 0
   /// is all a classification head reads); it cannot be combined with collecting hidden states or
   /// attentions, which would then be partial.
-  RobertaEncoderOutput forward(const torch::Tensor& hidden, const torch::Tensor& mask, bool output_hidden_states,
-                               bool output_attentions, bool first_token_only = false);
+  RobertaEncoderOutput forward(const torch::Tensor& hidden, const torch::Tensor& mask,
+                               bool output_hidden_states, bool output_attentions,
+                               bool first_token_only = false);
 
   torch::nn::ModuleList layer{nullptr};
 };

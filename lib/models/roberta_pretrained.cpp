@@ -8,7 +8,9 @@
 namespace capaboost {
 namespace {
 
-std::string file_in(const std::string& dir, const char* name) { return (std::filesystem::path(dir) / name).string(); }
+std::string file_in(const std::string& dir, const char* name) {
+  return (std::filesystem::path(dir) / name).string();
+}
 
 void save_directory(torch::nn::Module& model, const nlohmann::json& config, const std::string& dir,
                     bool include_tuners) {
@@ -51,7 +53,8 @@ Pretrained<RobertaModel> load_roberta_model(const std::string& dir, bool add_poo
   return {model, std::move(report)};
 }
 
-void save_pretrained(RobertaForSequenceClassificationImpl& model, const std::string& dir, bool include_tuners) {
+void save_pretrained(RobertaForSequenceClassificationImpl& model, const std::string& dir,
+                     bool include_tuners) {
   save_directory(model, roberta_config_json(model.options, "RobertaForSequenceClassification"), dir,
                  include_tuners);
 }

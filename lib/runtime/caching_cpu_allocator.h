@@ -15,8 +15,8 @@
 namespace capaboost::runtime {
 
 struct CachingAllocatorStats {
-  int64_t hits = 0;            ///< large allocations served from the cache
-  int64_t misses = 0;          ///< large allocations that had to get new memory
+  int64_t hits = 0;              ///< large allocations served from the cache
+  int64_t misses = 0;            ///< large allocations that had to get new memory
   std::size_t cached_bytes = 0;  ///< bytes held in the cache, free for reuse
 };
 

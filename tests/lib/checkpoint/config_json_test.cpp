@@ -1,7 +1,6 @@
 #include "checkpoint/config_json.h"
 
 #include <catch2/catch.hpp>
-
 #include <fstream>
 
 #include "support/temp_dir.h"
@@ -25,18 +24,22 @@ TEST_CASE("ConfigJson reads typed fields strictly and names the file and field",
   CHECK(config.optional<int64_t>("unset", 7) == 7);
   CHECK(config.optional<int64_t>("absent", 9) == 9);
   CHECK_THROWS_WITH(config.required<int64_t>("absent"), Contains(path) && Contains("'absent' is missing"));
-  CHECK_THROWS_WITH(config.required<int64_t>("fractional"), Contains(path) && Contains("'fractional' must be an integer"));
+  CHECK_THROWS_WITH(config.required<int64_t>("fractional"),
+                    Contains(path) && Contains("'fractional' must be an integer"));
   CHECK_THROWS_WITH(config.required<int64_t>("text_number"), Contains(path) && Contains("'text_number'"));
   CHECK_THROWS_WITH(config.required<std::string>("flag"), Contains("'flag' must be a string"));
 }
 
 TEST_CASE("ConfigJson rejects missing and malformed files", "[config]") {
   TempDir dir;
-  CHECK_THROWS_WITH(ConfigJson::load(dir.file("none.json")), Contains("none.json") && Contains("cannot open"));
+  CHECK_THROWS_WITH(ConfigJson::load(dir.file("none.json")),
+                    Contains("none.json") && Contains("cannot open"));
   std::ofstream(dir.file("broken.json")) << R"({"a": )";
-  CHECK_THROWS_WITH(ConfigJson::load(dir.file("broken.json")), Contains("broken.json") && Contains("not valid JSON"));
+  CHECK_THROWS_WITH(ConfigJson::load(dir.file("broken.json")),
+                    Contains("broken.json") && Contains("not valid JSON"));
   std::ofstream(dir.file("list.json")) << "[1]";
-  CHECK_THROWS_WITH(ConfigJson::load(dir.file("list.json")), Contains("list.json") && Contains("JSON object"));
+  CHECK_THROWS_WITH(ConfigJson::load(dir.file("list.json")),
+                    Contains("list.json") && Contains("JSON object"));
 }
 
 TEST_CASE("save_config_json writes indented JSON atomically", "[config]") {

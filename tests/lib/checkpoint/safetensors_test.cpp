@@ -1,8 +1,8 @@
 #include "checkpoint/safetensors.h"
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -75,7 +75,8 @@ TEST_CASE("safetensors round trip keeps dtype, shape and bits for every supporte
 TEST_CASE("safetensors writer lays the file out as Hugging Face does", "[safetensors]") {
   TempDir dir;
   const auto path = dir.file("layout.safetensors");
-  save_safetensors(path, {{"b.weight", torch::ones({3})}, {"a.bias", torch::zeros({2}, torch::kLong)},
+  save_safetensors(path, {{"b.weight", torch::ones({3})},
+                          {"a.bias", torch::zeros({2}, torch::kLong)},
                           {"C", torch::ones({1}, torch::kHalf)}});
   const auto bytes = file_bytes(path);
   uint64_t header_size = 0;
@@ -101,7 +102,8 @@ TEST_CASE("safetensors tensors view the mapped file, copy-on-write, and misalign
   TempDir dir;
   const auto path = dir.file("view.safetensors");
   // "a" (3 bytes) pushes "b" (F32) to data offset 3: misaligned for float.
-  save_safetensors(path, {{"a", torch::tensor({1, 2, 3}, torch::kByte)}, {"b", torch::arange(4, torch::kFloat)},
+  save_safetensors(path, {{"a", torch::tensor({1, 2, 3}, torch::kByte)},
+                          {"b", torch::arange(4, torch::kFloat)},
                           {"c", torch::arange(5, torch::kFloat)}});
   SafetensorsFile file(path);
   CHECK(torch::equal(file.tensor("b"), torch::arange(4, torch::kFloat)));
@@ -170,16 +172,18 @@ TEST_CASE("safetensors reader rejects corrupt files, naming the file and the ten
   }
   SECTION("byte length that does not match shape x dtype") {
     write_raw(path, R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", eight_bytes);
-    CHECK_THROWS_WITH(SafetensorsFile(path),
-                      Contains(path) && Contains("tensor 'w'") && Contains("needs 12 bytes") && Contains("hold 8"));
+    CHECK_THROWS_WITH(SafetensorsFile(path), Contains(path) && Contains("tensor 'w'") &&
+                                                 Contains("needs 12 bytes") && Contains("hold 8"));
   }
   SECTION("offsets past the end of the data") {
     write_raw(path, R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", eight_bytes);
-    CHECK_THROWS_WITH(SafetensorsFile(path), Contains(path) && Contains("tensor 'w'") && Contains("past the end"));
+    CHECK_THROWS_WITH(SafetensorsFile(path),
+                      Contains(path) && Contains("tensor 'w'") && Contains("past the end"));
   }
   SECTION("offsets running backwards") {
     write_raw(path, R"({"w":{"dtype":"F32","shape":[0],"data_offsets":[8,0]}})", eight_bytes);
-    CHECK_THROWS_WITH(SafetensorsFile(path), Contains(path) && Contains("tensor 'w'") && Contains("backwards"));
+    CHECK_THROWS_WITH(SafetensorsFile(path),
+                      Contains(path) && Contains("tensor 'w'") && Contains("backwards"));
   }
   SECTION("unknown dtype") {
     write_raw(path, R"({"q":{"dtype":"F8_E4M3","shape":[8],"data_offsets":[0,8]}})", eight_bytes);
@@ -191,15 +195,18 @@ TEST_CASE("safetensors reader rejects corrupt files, naming the file and the ten
               R"({"d":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
               R"("d":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
               eight_bytes);
-    CHECK_THROWS_WITH(SafetensorsFile(path), Contains(path) && Contains("tensor 'd'") && Contains("more than once"));
+    CHECK_THROWS_WITH(SafetensorsFile(path),
+                      Contains(path) && Contains("tensor 'd'") && Contains("more than once"));
   }
   SECTION("negative shape") {
     write_raw(path, R"({"s":{"dtype":"U8","shape":[-8],"data_offsets":[0,8]}})", eight_bytes);
-    CHECK_THROWS_WITH(SafetensorsFile(path), Contains(path) && Contains("tensor 's'") && Contains("non-negative"));
+    CHECK_THROWS_WITH(SafetensorsFile(path),
+                      Contains(path) && Contains("tensor 's'") && Contains("non-negative"));
   }
   SECTION("entry without data_offsets") {
     write_raw(path, R"({"s":{"dtype":"U8","shape":[8]}})", eight_bytes);
-    CHECK_THROWS_WITH(SafetensorsFile(path), Contains(path) && Contains("tensor 's'") && Contains("data_offsets"));
+    CHECK_THROWS_WITH(SafetensorsFile(path),
+                      Contains(path) && Contains("tensor 's'") && Contains("data_offsets"));
   }
   SECTION("metadata that is not strings") {
     write_raw(path, R"({"__metadata__":{"format":1},"s":{"dtype":"U8","shape":[8],"data_offsets":[0,8]}})",
@@ -221,8 +228,9 @@ TEST_CASE("safetensors writer is atomic and names the tensor it cannot store", "
   const auto path = dir.file("model.safetensors");
   save_safetensors(path, {{"kept", torch::ones({2})}});
   const auto before = file_bytes(path);
-  CHECK_THROWS_WITH(save_safetensors(path, {{"a", torch::ones({2})}, {"z", torch::ones({2}, torch::kComplexFloat)}}),
-                    Contains(path) && Contains("tensor 'z'") && Contains("ComplexFloat"));
+  CHECK_THROWS_WITH(
+      save_safetensors(path, {{"a", torch::ones({2})}, {"z", torch::ones({2}, torch::kComplexFloat)}}),
+      Contains(path) && Contains("tensor 'z'") && Contains("ComplexFloat"));
   CHECK(file_bytes(path) == before);  // the old file is untouched
   int entries = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
@@ -251,8 +259,9 @@ TEST_CASE("files we write pass an independent Python reader and hold the same te
   std::ofstream(dir.file("expected.pt"), std::ios::binary).write(pickled.data(), pickled.size());
 
   const std::string checker = CAPABOOST_SOURCE_DIR "/tests/lib/checkpoint/safetensors_reference_check.py";
-  const auto result = capaboost::testing::run_command("'" + *python + "' '" + checker + "' '" +
-                                                      dir.file("all.safetensors") + "' '" + dir.file("expected.pt") + "'");
+  const auto result =
+      capaboost::testing::run_command("'" + *python + "' '" + checker + "' '" + dir.file("all.safetensors") +
+                                      "' '" + dir.file("expected.pt") + "'");
   INFO(result.output);
   CHECK(result.exit_code == 0);
   CHECK_THAT(result.output, Contains("OK 13 tensors"));
@@ -260,8 +269,9 @@ TEST_CASE("files we write pass an independent Python reader and hold the same te
   // The checker is not a tautology: a tensor that differs in one bit fails it.
   tensors["f32"][0][0] = std::nextafter(tensors["f32"][0][0].item<float>(), 1e9f);
   save_safetensors(dir.file("all.safetensors"), tensors);
-  const auto changed = capaboost::testing::run_command("'" + *python + "' '" + checker + "' '" +
-                                                       dir.file("all.safetensors") + "' '" + dir.file("expected.pt") + "'");
+  const auto changed =
+      capaboost::testing::run_command("'" + *python + "' '" + checker + "' '" + dir.file("all.safetensors") +
+                                      "' '" + dir.file("expected.pt") + "'");
   INFO(changed.output);
   CHECK(changed.exit_code == 1);
   CHECK_THAT(changed.output, Contains("f32"));

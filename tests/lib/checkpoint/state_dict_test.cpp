@@ -1,7 +1,8 @@
 #include "checkpoint/state_dict.h"
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+
+#include <catch2/catch.hpp>
 
 #include "peft/lora.h"
 #include "sites/site_registry.h"
@@ -72,8 +73,10 @@ TEST_CASE("state dict loading reports missing and unexpected names, and a failed
   std::map<std::string, torch::Tensor> snapshot;
   for (const auto& [name, tensor] : before) snapshot[name] = tensor.clone();
 
-  save_safetensors(path, {{"base.body.weight", torch::ones({3, 4})}, {"base.body.bias", torch::ones({3})},
-                          {"base.steps", torch::zeros({3}, torch::kLong)}, {"lm_head.weight", torch::ones({2})}});
+  save_safetensors(path, {{"base.body.weight", torch::ones({3, 4})},
+                          {"base.body.bias", torch::ones({3})},
+                          {"base.steps", torch::zeros({3}, torch::kLong)},
+                          {"lm_head.weight", torch::ones({2})}});
   CHECK_THROWS_WITH(load_state_dict(*model, SafetensorsFile(path)),
                     Contains(path) && Contains("missing: [head.bias, head.weight]") &&
                         Contains("unexpected: [lm_head.weight]"));
@@ -87,25 +90,31 @@ TEST_CASE("state dict loading reports missing and unexpected names, and a failed
   CHECK(model->base->body->weight.eq(1).all().item<bool>());
   CHECK(torch::equal(model->head->weight, snapshot.at("head.weight")));
 
-  const auto ignoring = load_state_dict(*model, SafetensorsFile(path),
-                                        StateDictLoadOptions().allow_missing({R"(head\..*)"}).ignore({"lm_head.weight"}));
+  const auto ignoring =
+      load_state_dict(*model, SafetensorsFile(path),
+                      StateDictLoadOptions().allow_missing({R"(head\..*)"}).ignore({"lm_head.weight"}));
   CHECK(ignoring.unexpected.empty());
   CHECK(ignoring.ignored == std::vector<std::string>{"lm_head.weight"});
 }
 
-TEST_CASE("state dict loading rejects a shape or kind mismatch, naming file, tensor and shapes", "[state_dict]") {
+TEST_CASE("state dict loading rejects a shape or kind mismatch, naming file, tensor and shapes",
+          "[state_dict]") {
   TempDir dir;
   const auto path = dir.file("m.safetensors");
   Encoder model;
-  save_safetensors(path, {{"body.weight", torch::ones({3, 5})}, {"body.bias", torch::ones({3})},
+  save_safetensors(path, {{"body.weight", torch::ones({3, 5})},
+                          {"body.bias", torch::ones({3})},
                           {"steps", torch::zeros({3}, torch::kLong)}});
   CHECK_THROWS_WITH(load_state_dict(*model, SafetensorsFile(path)),
                     Contains(path) && Contains("'body.weight' has shape [3, 5]") && Contains("[3, 4]"));
-  save_safetensors(path, {{"body.weight", torch::ones({3, 4}, torch::kLong)}, {"body.bias", torch::ones({3})},
+  save_safetensors(path, {{"body.weight", torch::ones({3, 4}, torch::kLong)},
+                          {"body.bias", torch::ones({3})},
                           {"steps", torch::zeros({3}, torch::kLong)}});
-  CHECK_THROWS_WITH(load_state_dict(*model, SafetensorsFile(path)), Contains(path) && Contains("'body.weight' is Long"));
+  CHECK_THROWS_WITH(load_state_dict(*model, SafetensorsFile(path)),
+                    Contains(path) && Contains("'body.weight' is Long"));
   // Float widths convert (a half-precision checkpoint into a float32 model).
-  save_safetensors(path, {{"body.weight", torch::full({3, 4}, 0.5, torch::kHalf)}, {"body.bias", torch::ones({3})},
+  save_safetensors(path, {{"body.weight", torch::full({3, 4}, 0.5, torch::kHalf)},
+                          {"body.bias", torch::ones({3})},
                           {"steps", torch::zeros({3}, torch::kLong)}});
   load_state_dict(*model, SafetensorsFile(path));
   CHECK(model->body->weight.scalar_type() == torch::kFloat);
@@ -116,7 +125,8 @@ TEST_CASE("state dict leaves tuner parameters out unless asked", "[state_dict]")
   TempDir dir;
   Encoder model;
   attach_tuners(*model, SiteSelector{{"body"}}, [](const std::string& site, const TunableLinearImpl& layer) {
-    return std::make_shared<LoraImpl>(LoraOptions(2), site, layer.options.in_features(), layer.options.out_features());
+    return std::make_shared<LoraImpl>(LoraOptions(2), site, layer.options.in_features(),
+                                      layer.options.out_features());
   });
   CHECK(tuner_tensor_names(*model) == std::vector<std::string>{"body.lora.A", "body.lora.B"});
   CHECK(state_dict(*model).count("body.lora.A") == 0);
@@ -133,14 +143,17 @@ TEST_CASE("state dict leaves tuner parameters out unless asked", "[state_dict]")
   CHECK(SafetensorsFile(dir.file("with_tuners.safetensors")).contains("body.lora.B"));
   Encoder other;
   attach_tuners(*other, SiteSelector{{"body"}}, [](const std::string& site, const TunableLinearImpl& layer) {
-    return std::make_shared<LoraImpl>(LoraOptions(2), site, layer.options.in_features(), layer.options.out_features());
+    return std::make_shared<LoraImpl>(LoraOptions(2), site, layer.options.in_features(),
+                                      layer.options.out_features());
   });
   load_state_dict(*other, SafetensorsFile(dir.file("with_tuners.safetensors")),
                   StateDictLoadOptions().include_tuners(true));
-  CHECK(torch::equal(other->body->tuner()->named_parameters()["A"], model->body->tuner()->named_parameters()["A"]));
+  CHECK(torch::equal(other->body->tuner()->named_parameters()["A"],
+                     model->body->tuner()->named_parameters()["A"]));
 }
 
-TEST_CASE("state dict maps the base-model prefix both ways, as transformers' from_pretrained", "[state_dict]") {
+TEST_CASE("state dict maps the base-model prefix both ways, as transformers' from_pretrained",
+          "[state_dict]") {
   TempDir dir;
   Encoder bare;
   Headed headed;

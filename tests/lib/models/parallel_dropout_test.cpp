@@ -1,13 +1,14 @@
 #include "models/parallel_dropout.h"
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 
 using namespace capaboost;
 
-TEST_CASE("parallel dropout keeps 1-p of the elements, scales them by 1/(1-p), zeroes the rest", "[dropout]") {
+TEST_CASE("parallel dropout keeps 1-p of the elements, scales them by 1/(1-p), zeroes the rest",
+          "[dropout]") {
   const auto x = torch::rand({1000, 1000}) + 0.5;  // no zeros of its own
   for (double p : {0.1, 0.5, 0.9}) {
     INFO("p=" << p);
@@ -26,7 +27,8 @@ TEST_CASE("parallel dropout keeps 1-p of the elements, scales them by 1/(1-p), z
   CHECK_THROWS_WITH(parallel_dropout(x, 1.0, 7), Catch::Contains("[0, 1)"));
 }
 
-TEST_CASE("parallel dropout masks depend on the seed and position only, not on the thread count", "[dropout]") {
+TEST_CASE("parallel dropout masks depend on the seed and position only, not on the thread count",
+          "[dropout]") {
   const auto x = torch::ones({4097});  // odd length: the last element uses half a draw
   const int threads = torch::get_num_threads();
   torch::set_num_threads(1);

@@ -1,7 +1,6 @@
 #include "models/roberta_config.h"
 
 #include <catch2/catch.hpp>
-
 #include <fstream>
 
 #include "support/temp_dir.h"
@@ -88,7 +87,8 @@ TEST_CASE("RoBERTa config.json: errors name the file and the field", "[roberta][
     auto json = tiny_config();
     json.erase(field);
     const auto path = write(dir, json);
-    CHECK_THROWS_WITH(load_roberta_config(path), Contains(path) && Contains(std::string("'") + field + "' is missing"));
+    CHECK_THROWS_WITH(load_roberta_config(path),
+                      Contains(path) && Contains(std::string("'") + field + "' is missing"));
   }
   const auto failing = [&](const char* field, nlohmann::json value, const char* message) {
     auto json = tiny_config();
@@ -108,7 +108,8 @@ TEST_CASE("RoBERTa config.json: errors name the file and the field", "[roberta][
   json["id2label"] = {{"0", "a"}, {"1", "b"}};
   json["num_labels"] = 3;
   const auto path = write(dir, json);
-  CHECK_THROWS_WITH(load_roberta_config(path), Contains(path) && Contains("'num_labels' is 3") && Contains("2 labels"));
+  CHECK_THROWS_WITH(load_roberta_config(path),
+                    Contains(path) && Contains("'num_labels' is 3") && Contains("2 labels"));
 }
 
 TEST_CASE("RoBERTa config.json written back reads back to the same options", "[roberta][config]") {

@@ -2,10 +2,10 @@
 // whose config.json names a supported architecture is loaded with our config parser and safetensors
 // loader and run on the stored inputs; new fixtures are picked up without code changes.
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kTolerance = 1e-5;  // the fixtures' suggested float32 tolerance (observed |f32 - f64| ≤ 6e-7)
+constexpr double kTolerance =
+    1e-5;  // the fixtures' suggested float32 tolerance (observed |f32 - f64| ≤ 6e-7)
 
 fs::path golden_dir() {
   if (const char* dir = std::getenv("CAPABOOST_GOLDEN_DIR")) return dir;
@@ -50,8 +51,8 @@ std::vector<fs::path> roberta_fixtures() {
 
 bool golden_available() {
   if (fs::is_directory(golden_dir())) return true;
-  WARN("skipped: golden directory " << golden_dir()
-                                    << " is absent (set CAPABOOST_GOLDEN_DIR to the folder of Hugging Face fixtures)");
+  WARN("skipped: golden directory "
+       << golden_dir() << " is absent (set CAPABOOST_GOLDEN_DIR to the folder of Hugging Face fixtures)");
   return false;
 }
 
@@ -101,14 +102,16 @@ TEST_CASE("RoBERTa matches transformers 4.30.2 on every golden fixture", "[rober
                   io.tensor("hidden_states." + std::to_string(i)));
     }
     for (int64_t i = 0; i < layers; ++i) {
-      check_close("attentions." + std::to_string(i), out.attentions[i], io.tensor("attentions." + std::to_string(i)));
+      check_close("attentions." + std::to_string(i), out.attentions[i],
+                  io.tensor("attentions." + std::to_string(i)));
     }
     check_close("loss", model->loss(out.logits, io.tensor("labels")).reshape({1}), io.tensor("loss"));
 
     // The default pass (first-token shortcut in the last layer) gives the same logits.
     {
       torch::NoGradGuard no_grad;
-      check_close("logits (first-token pass)", model->forward(io.tensor("input_ids"), io.tensor("attention_mask")).logits,
+      check_close("logits (first-token pass)",
+                  model->forward(io.tensor("input_ids"), io.tensor("attention_mask")).logits,
                   io.tensor("logits"));
     }
     // Each row alone, padding removed.
@@ -129,7 +132,8 @@ TEST_CASE("RoBERTa matches transformers 4.30.2 on every golden fixture", "[rober
       model->to(torch::kFloat64);
       const auto f64 = run_all(model, io);
       check_close("logits_f64", f64.logits, io.tensor("logits_f64"), 1e-10);
-      check_close("last_hidden_state_f64", f64.hidden_states.back(), io.tensor("last_hidden_state_f64"), 1e-10);
+      check_close("last_hidden_state_f64", f64.hidden_states.back(), io.tensor("last_hidden_state_f64"),
+                  1e-10);
     }
   }
 }

@@ -1,8 +1,8 @@
 #include "models/roberta_pretrained.h"
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 
 #include "checkpoint/safetensors.h"
@@ -36,10 +36,12 @@ torch::Tensor logits(RobertaForSequenceClassification& model) {
 
 }  // namespace
 
-TEST_CASE("save_pretrained writes config.json and model.safetensors that load back exactly", "[roberta][pretrained]") {
+TEST_CASE("save_pretrained writes config.json and model.safetensors that load back exactly",
+          "[roberta][pretrained]") {
   TempDir dir;
   torch::manual_seed(0);
-  RobertaForSequenceClassification model(tiny().hidden_act(Activation::kGeluNew).label_names({"x", "y", "z"}));
+  RobertaForSequenceClassification model(
+      tiny().hidden_act(Activation::kGeluNew).label_names({"x", "y", "z"}));
   save_pretrained(*model, dir.path().string());
   CHECK(std::filesystem::exists(dir.path() / "config.json"));
   const SafetensorsFile weights(dir.file("model.safetensors"));
@@ -59,17 +61,22 @@ TEST_CASE("save_pretrained writes config.json and model.safetensors that load ba
 TEST_CASE("save_pretrained leaves tuners out unless asked", "[roberta][pretrained]") {
   TempDir dir;
   RobertaForSequenceClassification model(tiny());
-  attach_tuners(*model, SiteSelector{{"query", "value"}}, [](const std::string& site, const TunableLinearImpl& layer) {
-    return std::make_shared<LoraImpl>(LoraOptions(2), site, layer.options.in_features(), layer.options.out_features());
-  });
+  attach_tuners(*model, SiteSelector{{"query", "value"}},
+                [](const std::string& site, const TunableLinearImpl& layer) {
+                  return std::make_shared<LoraImpl>(LoraOptions(2), site, layer.options.in_features(),
+                                                    layer.options.out_features());
+                });
   save_pretrained(*model, dir.file("plain"));
-  CHECK_FALSE(SafetensorsFile(dir.file("plain/model.safetensors")).contains("roberta.encoder.layer.0.attention.self.query.lora.A"));
+  CHECK_FALSE(SafetensorsFile(dir.file("plain/model.safetensors"))
+                  .contains("roberta.encoder.layer.0.attention.self.query.lora.A"));
   CHECK(load_roberta_for_sequence_classification(dir.file("plain")).report.unexpected.empty());
   save_pretrained(*model, dir.file("tuned"), /*include_tuners=*/true);
-  CHECK(SafetensorsFile(dir.file("tuned/model.safetensors")).contains("roberta.encoder.layer.0.attention.self.query.lora.A"));
+  CHECK(SafetensorsFile(dir.file("tuned/model.safetensors"))
+            .contains("roberta.encoder.layer.0.attention.self.query.lora.A"));
 }
 
-TEST_CASE("a pre-trained encoder loads into a classifier with a fresh head, and back", "[roberta][pretrained]") {
+TEST_CASE("a pre-trained encoder loads into a classifier with a fresh head, and back",
+          "[roberta][pretrained]") {
   TempDir dir;
   torch::manual_seed(1);
   RobertaModel encoder(tiny());  // with pooler, names without the "roberta." prefix
@@ -91,7 +98,8 @@ TEST_CASE("a pre-trained encoder loads into a classifier with a fresh head, and 
                      encoder->encoder->named_parameters()["layer.1.output.dense.weight"]));
 }
 
-TEST_CASE("a checkpoint that does not fit the config is rejected, naming what is wrong", "[roberta][pretrained]") {
+TEST_CASE("a checkpoint that does not fit the config is rejected, naming what is wrong",
+          "[roberta][pretrained]") {
   TempDir dir;
   RobertaForSequenceClassification model(tiny());
   save_pretrained(*model, dir.path().string());
@@ -101,8 +109,9 @@ TEST_CASE("a checkpoint that does not fit the config is rejected, naming what is
   for (auto& [name, tensor] : tensors) tensor = tensor.clone();  // own memory before the file is replaced
   tensors.erase("roberta.encoder.layer.1.output.LayerNorm.bias");
   save_safetensors(weights_path, tensors);
-  CHECK_THROWS_WITH(load_roberta_for_sequence_classification(dir.path().string()),
-                    Contains(weights_path) && Contains("missing: [roberta.encoder.layer.1.output.LayerNorm.bias]"));
+  CHECK_THROWS_WITH(
+      load_roberta_for_sequence_classification(dir.path().string()),
+      Contains(weights_path) && Contains("missing: [roberta.encoder.layer.1.output.LayerNorm.bias]"));
 
   tensors["roberta.encoder.layer.1.output.LayerNorm.bias"] = torch::zeros({9});
   save_safetensors(weights_path, tensors);

@@ -1,8 +1,8 @@
 #include "models/roberta.h"
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -100,8 +100,8 @@ TEST_CASE("RoBERTa parameter names are Hugging Face's state-dict names", "[rober
 TEST_CASE("every RoBERTa linear layer is a site tuners attach to by suffix or regex", "[roberta]") {
   RobertaForSequenceClassification model(tiny(3));
   CHECK(find_sites(*model).size() == 3 * 6 + 2);
-  const auto one = attach_tuners(*model, SiteSelector{{}, R"(roberta\.encoder\.layer\.1\.attention\.self\.query)"},
-                                 lora(2));
+  const auto one = attach_tuners(
+      *model, SiteSelector{{}, R"(roberta\.encoder\.layer\.1\.attention\.self\.query)"}, lora(2));
   CHECK(one == std::vector<std::string>{"roberta.encoder.layer.1.attention.self.query"});
   RobertaForSequenceClassification other(tiny(3));
   const auto qv = attach_tuners(*other, SiteSelector{{"query", "value"}}, lora(2));
@@ -131,12 +131,14 @@ TEST_CASE("RoBERTa rejects inputs longer than its position table, saying how lon
                     Contains("max_position_embeddings is 20") && Contains("at most 18 tokens"));
 }
 
-TEST_CASE("RoBERTa outputs: every hidden state, attention probabilities, masked keys get zero weight", "[roberta]") {
+TEST_CASE("RoBERTa outputs: every hidden state, attention probabilities, masked keys get zero weight",
+          "[roberta]") {
   torch::manual_seed(0);
   RobertaModel model(tiny());
   model->eval();
   auto [ids, mask] = padded_batch();
-  const auto out = model->forward(ids, mask, {}, RobertaForwardOptions().output_hidden_states(true).output_attentions(true));
+  const auto out = model->forward(ids, mask, {},
+                                  RobertaForwardOptions().output_hidden_states(true).output_attentions(true));
   REQUIRE(out.hidden_states.size() == 3);
   REQUIRE(out.attentions.size() == 2);
   CHECK(torch::equal(out.hidden_states.back(), out.last_hidden_state));
@@ -144,8 +146,16 @@ TEST_CASE("RoBERTa outputs: every hidden state, attention probabilities, masked 
   CHECK(out.attentions[0].sizes() == torch::IntArrayRef({2, 4, 7, 7}));
   CHECK(max_diff(out.attentions[1].sum(-1), torch::ones({2, 4, 7})) < 1e-6);
   // Padded key positions get exactly zero probability.
-  CHECK(out.attentions[0].index({0, torch::indexing::Slice(), torch::indexing::Slice(), 5}).abs().max().item<float>() == 0.0f);
-  CHECK(out.attentions[1].index({1, torch::indexing::Slice(), torch::indexing::Slice(), 0}).abs().max().item<float>() == 0.0f);
+  CHECK(out.attentions[0]
+            .index({0, torch::indexing::Slice(), torch::indexing::Slice(), 5})
+            .abs()
+            .max()
+            .item<float>() == 0.0f);
+  CHECK(out.attentions[1]
+            .index({1, torch::indexing::Slice(), torch::indexing::Slice(), 0})
+            .abs()
+            .max()
+            .item<float>() == 0.0f);
   // Left padding does not change the real tokens' states: row 1 alone, unpadded.
   const auto alone = model->forward(ids.index({torch::indexing::Slice(1, 2), torch::indexing::Slice(2)}));
   CHECK(max_diff(alone.last_hidden_state[0], out.last_hidden_state[1].narrow(0, 2, 5)) < 1e-5);
@@ -178,7 +188,8 @@ TEST_CASE("the first-token shortcut gives the full pass's logits and gradients",
   }
 }
 
-TEST_CASE("batched_matmul equals matmul on strided head views, values and gradients", "[roberta][attention]") {
+TEST_CASE("batched_matmul equals matmul on strided head views, values and gradients",
+          "[roberta][attention]") {
   torch::manual_seed(2);
   // (B, T, H·d) projections split into heads by view + permute, as attention does.
   auto q_flat = torch::randn({3, 5, 4 * 6}, torch::kDouble).requires_grad_();
@@ -212,7 +223,8 @@ TEST_CASE("RoBERTa dropout is active in training and identity in evaluation", "[
 
 TEST_CASE("RoBERTa fresh weights follow transformers' initialisation", "[roberta]") {
   torch::manual_seed(3);
-  RobertaForSequenceClassification model(tiny(2).hidden_size(64).num_attention_heads(4).intermediate_size(128));
+  RobertaForSequenceClassification model(
+      tiny(2).hidden_size(64).num_attention_heads(4).intermediate_size(128));
   auto params = model->named_parameters();
   CHECK(params["roberta.embeddings.word_embeddings.weight"][1].abs().max().item<float>() == 0.0f);  // pad row
   CHECK(params["roberta.embeddings.position_embeddings.weight"][1].abs().max().item<float>() == 0.0f);

@@ -1,7 +1,8 @@
 #include "runtime/caching_cpu_allocator.h"
 
-#include <catch2/catch.hpp>
 #include <torch/torch.h>
+
+#include <catch2/catch.hpp>
 
 using namespace capaboost::runtime;
 
