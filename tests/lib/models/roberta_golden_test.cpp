@@ -87,7 +87,10 @@ TEST_CASE("RoBERTa matches transformers 4.30.2 on every golden fixture", "[rober
     auto [model, report] = load_roberta_for_sequence_classification(dir.string());
     CHECK(report.missing.empty());
     CHECK(report.unexpected.empty());
-    CHECK(report.ignored == std::vector<std::string>{"roberta.embeddings.position_ids"});
+    for (const auto& name : report.ignored) {  // 4.30.2 saves the position_ids buffer; later versions do not
+      CHECK_THAT(name,
+                 Catch::EndsWith("embeddings.position_ids") || Catch::EndsWith("embeddings.token_type_ids"));
+    }
     model->eval();
     const SafetensorsFile io((dir / "io.safetensors").string());
 
