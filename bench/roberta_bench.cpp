@@ -1,0 +1,151 @@
+// RoBERTa-base-shaped fine-tuning cost: random weights (12 layers, hidden 768, 12 heads, FFN 3072,
+// vocab 50265), batch 16 × 128 tokens, LoRA r=8 (α=16) on query and value, backbone frozen, the
+// classification head trained (as in the paper). bench/roberta_step.py runs the same step in PyTorch
+// for the C++/Python ratio.
+//
+// Arg full_last_layer: 0 is the model's default pass (the last layer computes only the first token,
+// all the classification head reads); 1 forces the full last layer, as transformers computes it.
+
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include <cstdlib>
+#include <numeric>
+
+#include "models/batched_matmul.h"
+#include "models/parallel_dropout.h"
+#include "models/roberta.h"
+#include "peft/lora.h"
+#include "runtime/caching_cpu_allocator.h"
+#include "sites/site_registry.h"
+
+namespace {
+
+using namespace capaboost;
+
+constexpr int64_t kBatch = 16;
+constexpr int64_t kTokens = 128;
+
+struct Workload {
+  RobertaForSequenceClassification model{nullptr};
+  torch::Tensor input_ids;       // (B, T)
+  torch::Tensor attention_mask;  // (B, T)
+  torch::Tensor labels;          // (B)
+  RobertaForwardOptions outputs;
+};
+
+Workload make_workload(bool full_last_layer) {
+  if (std::getenv("CAPABOOST_NO_CACHING_ALLOCATOR") == nullptr) runtime::enable_caching_cpu_allocator();
+  torch::manual_seed(0);
+  Workload w;
+  const auto options = RobertaOptions().num_labels(2);  // roberta-base's shape
+  w.model = RobertaForSequenceClassification(options);
+  attach_tuners(*w.model, SiteSelector{{"query", "value"}},
+                [](const std::string& site, const TunableLinearImpl& layer) {
+                  return std::make_shared<LoraImpl>(LoraOptions(8).alpha(16), site,
+                                                    layer.options.in_features(),
+                                                    layer.options.out_features());
+                });
+  freeze_backbone(*w.model, {"classifier."});
+  w.input_ids = torch::randint(3, options.vocab_size(), {kBatch, kTokens}, torch::kLong);
+  w.input_ids.select(1, 0).fill_(0);   // <s>
+  w.input_ids.select(1, -1).fill_(2);  // </s>
+  w.attention_mask = torch::ones({kBatch, kTokens}, torch::kLong);
+  w.labels = torch::randint(0, 2, {kBatch}, torch::kLong);
+  // Asking for hidden states is what makes the classifier run the full last layer.
+  w.outputs = RobertaForwardOptions().output_hidden_states(full_last_layer);
+  return w;
+}
+
+void BM_RobertaBaseForward(benchmark::State& state) {
+  auto w = make_workload(state.range(0) != 0);
+  w.model->eval();
+  torch::NoGradGuard no_grad;
+  w.model->forward(w.input_ids, w.attention_mask, {}, w.outputs);  // warm-up
+  for (auto _ : state) {
+    auto logits = w.model->forward(w.input_ids, w.attention_mask, {}, w.outputs).logits;
+    benchmark::DoNotOptimize(logits.data_ptr());
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch * kTokens);
+}
+BENCHMARK(BM_RobertaBaseForward)
+    ->Arg(0)
+    ->Arg(1)
+    ->ArgName("full_last_layer")
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_RobertaBaseLoraStep(benchmark::State& state) {
+  auto w = make_workload(state.range(0) != 0);
+  w.model->train();  // dropout 0.1 on, as in fine-tuning
+  std::vector<torch::Tensor> trainable;
+  for (const auto& p : w.model->parameters()) {
+    if (p.requires_grad()) trainable.push_back(p);
+  }
+  torch::optim::AdamW optimizer(trainable, torch::optim::AdamWOptions(1e-4).weight_decay(0.1));
+  const auto step = [&] {
+    auto logits = w.model->forward(w.input_ids, w.attention_mask, {}, w.outputs).logits;
+    w.model->loss(logits, w.labels).backward();
+    optimizer.step();
+    optimizer.zero_grad();
+  };
+  step();  // warm-up
+  for (auto _ : state) step();
+  state.counters["trainable"] =
+      static_cast<double>(std::accumulate(trainable.begin(), trainable.end(), int64_t{0},
+                                          [](int64_t n, const torch::Tensor& p) { return n + p.numel(); }));
+  state.SetItemsProcessed(state.iterations() * kBatch * kTokens);
+}
+BENCHMARK(BM_RobertaBaseLoraStep)
+    ->Arg(0)
+    ->Arg(1)
+    ->ArgName("full_last_layer")
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The two kernels the model replaces, at RoBERTa-base attention shape.
+// impl 0: what transformers' code runs (torch::matmul on head views, torch::dropout); impl 1: ours.
+// AttentionScores: q kᵀ/√d alone (backward 0) or forward + backward through a probe (backward 1).
+void BM_AttentionScores(benchmark::State& state) {
+  torch::manual_seed(0);
+  const bool backward = state.range(1) != 0;
+  auto q_proj = torch::randn({kBatch, kTokens, 768}).requires_grad_(backward);
+  auto k_proj = torch::randn({kBatch, kTokens, 768}).requires_grad_(backward);
+  const auto heads = [](const torch::Tensor& x) {
+    return x.view({kBatch, kTokens, 12, 64}).permute({0, 2, 1, 3});
+  };
+  const auto probe = torch::randn({kBatch, 12, kTokens, kTokens});
+  for (auto _ : state) {
+    auto q = heads(q_proj), k = heads(k_proj);
+    auto scores = state.range(0) ? batched_matmul(q, k.transpose(-1, -2), 0.125)
+                                 : torch::matmul(q, k.transpose(-1, -2)) * 0.125;  // (B, H, T, T)
+    if (!backward) continue;
+    (scores * probe).sum().backward();
+    q_proj.mutable_grad().reset();
+    k_proj.mutable_grad().reset();
+  }
+}
+BENCHMARK(BM_AttentionScores)
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->ArgNames({"impl", "backward"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_AttentionDropout(benchmark::State& state) {
+  torch::manual_seed(0);
+  auto probs = torch::rand({kBatch, 12, kTokens, kTokens}).requires_grad_();
+  const auto probe = torch::randn({kBatch, 12, kTokens, kTokens});
+  for (auto _ : state) {
+    auto dropped = state.range(0) ? parallel_dropout(probs, 0.1, 42) : torch::dropout(probs, 0.1, true);
+    dropped.backward(probe);
+    probs.mutable_grad().reset();
+  }
+}
+BENCHMARK(BM_AttentionDropout)->Arg(0)->Arg(1)->ArgName("impl")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace

@@ -1,0 +1,50 @@
+#pragma once
+// Reading a Hugging Face `config.json` with errors that name the file and the field.
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace capaboost {
+
+/// A parsed config.json. Typed accessors check the JSON type strictly (an integer field given as 768.5
+/// or "768" is an error, not a silent conversion) and report `<file>: field '<name>' …` on any problem.
+class ConfigJson {
+ public:
+  /// Reads `path`; throws naming the file when it is missing, unreadable or not a JSON object.
+  static ConfigJson load(const std::string& path);
+  /// Wraps an already parsed object; `path` is used in error messages.
+  ConfigJson(nlohmann::json json, std::string path);
+
+  const std::string& path() const { return path_; }
+  const nlohmann::json& json() const { return json_; }
+  /// True when the field is present and not null (HF writes unset options as null).
+  bool has(const std::string& field) const;
+
+  /// A field that must be present. T is one of int64_t, double, bool, std::string.
+  template <typename T>
+  T required(const std::string& field) const;
+  /// A field that may be absent or null, then `fallback`.
+  template <typename T>
+  T optional(const std::string& field, T fallback) const {
+    return has(field) ? required<T>(field) : fallback;
+  }
+
+ private:
+  nlohmann::json json_;
+  std::string path_;
+};
+
+template <>
+int64_t ConfigJson::required<int64_t>(const std::string& field) const;
+template <>
+double ConfigJson::required<double>(const std::string& field) const;
+template <>
+bool ConfigJson::required<bool>(const std::string& field) const;
+template <>
+std::string ConfigJson::required<std::string>(const std::string& field) const;
+
+/// Writes `json` to `path` atomically, indented by 2 as Hugging Face's save_pretrained does.
+void save_config_json(const std::string& path, const nlohmann::json& json);
+
+}  // namespace capaboost

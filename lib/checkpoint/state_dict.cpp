@@ -1,0 +1,143 @@
+#include "checkpoint/state_dict.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "sites/site_registry.h"
+
+namespace capaboost {
+namespace {
+
+bool matches_any(const std::vector<std::regex>& patterns, const std::string& name) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [&](const std::regex& pattern) { return std::regex_match(name, pattern); });
+}
+
+std::vector<std::regex> compile(const std::vector<std::string>& patterns) {
+  std::vector<std::regex> compiled;
+  for (const auto& pattern : patterns) compiled.emplace_back(pattern);
+  return compiled;
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+
+// Module name each file tensor goes to, following Hugging Face's base-model-prefix rule.
+std::map<std::string, std::string> map_file_names(const std::vector<std::string>& file_names,
+                                                  const std::map<std::string, torch::Tensor>& module_tensors,
+                                                  const std::string& prefix) {
+  std::map<std::string, std::string> mapped;
+  const auto any_prefixed = [&](auto begin, auto end, auto key) {
+    return !prefix.empty() &&
+           std::any_of(begin, end, [&](const auto& item) { return starts_with(key(item), prefix); });
+  };
+  const bool module_prefixed =
+      any_prefixed(module_tensors.begin(), module_tensors.end(), [](const auto& item) { return item.first; });
+  const bool file_prefixed =
+      any_prefixed(file_names.begin(), file_names.end(), [](const std::string& name) { return name; });
+  for (const auto& name : file_names) {
+    if (module_prefixed && !file_prefixed) {
+      mapped[name] = prefix + name;
+    } else if (!module_prefixed && file_prefixed && starts_with(name, prefix)) {
+      mapped[name] = name.substr(prefix.size());
+    } else {
+      mapped[name] = name;
+    }
+  }
+  return mapped;
+}
+
+}  // namespace
+
+std::string LoadReport::describe() const {
+  return fmt::format("missing: [{}]; unexpected: [{}]", fmt::join(missing, ", "),
+                     fmt::join(unexpected, ", "));
+}
+
+std::vector<std::string> tuner_tensor_names(torch::nn::Module& module) {
+  std::vector<std::string> names;
+  for (const auto& [site, layer] : find_sites(module)) {
+    if (!layer->tuner()) continue;
+    const auto prefix = site + "." + layer->tuner()->kind() + ".";
+    for (const auto& item : layer->tuner()->named_parameters()) names.push_back(prefix + item.key());
+    for (const auto& item : layer->tuner()->named_buffers()) names.push_back(prefix + item.key());
+  }
+  return names;
+}
+
+std::map<std::string, torch::Tensor> state_dict(torch::nn::Module& module, bool include_tuners) {
+  std::set<std::string> excluded;
+  if (!include_tuners) {
+    for (auto& name : tuner_tensor_names(module)) excluded.insert(std::move(name));
+  }
+  std::map<std::string, torch::Tensor> tensors;
+  for (const auto& item : module.named_parameters()) {
+    if (!excluded.count(item.key())) tensors.emplace(item.key(), item.value());
+  }
+  for (const auto& item : module.named_buffers()) {
+    if (!excluded.count(item.key())) tensors.emplace(item.key(), item.value());
+  }
+  return tensors;
+}
+
+LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& file,
+                           const StateDictLoadOptions& options) {
+  auto targets = state_dict(module, options.include_tuners());
+  const auto ignore = compile(options.ignore());
+  const auto allow_missing = compile(options.allow_missing());
+  const auto allow_unexpected = compile(options.allow_unexpected());
+  const auto mapped = map_file_names(file.names(), targets, options.base_prefix());
+
+  // Match and check everything first, so a failed load leaves the module untouched.
+  LoadReport report;
+  std::vector<std::string> disallowed_unexpected;
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;  // (destination, source)
+  std::set<std::string> filled;
+  for (const auto& [file_name, module_name] : mapped) {
+    if (matches_any(ignore, file_name)) {
+      report.ignored.push_back(file_name);
+      continue;
+    }
+    const auto target = targets.find(module_name);
+    if (target == targets.end()) {
+      report.unexpected.push_back(file_name);
+      if (!matches_any(allow_unexpected, file_name)) disallowed_unexpected.push_back(file_name);
+      continue;
+    }
+    const auto& entry = file.entry(file_name);
+    const auto& destination = target->second;
+    TORCH_CHECK(destination.sizes() == torch::IntArrayRef(entry.shape), "safetensors file '", file.path(),
+                "': tensor '", file_name, "' has shape ", torch::IntArrayRef(entry.shape),
+                " but the model's '", module_name, "' has shape ", destination.sizes(),
+                " (checkpoint and config disagree)");
+    TORCH_CHECK(c10::isFloatingType(entry.dtype) == destination.is_floating_point(), "safetensors file '",
+                file.path(), "': tensor '", file_name, "' is ", entry.dtype, " but the model's '",
+                module_name, "' is ", destination.scalar_type());
+    copies.emplace_back(destination, file.tensor(file_name));
+    filled.insert(module_name);
+    report.loaded.push_back(module_name);
+  }
+  std::vector<std::string> disallowed_missing;
+  for (const auto& [name, tensor] : targets) {
+    if (filled.count(name)) continue;
+    report.missing.push_back(name);
+    if (!matches_any(allow_missing, name)) disallowed_missing.push_back(name);
+  }
+  TORCH_CHECK(disallowed_missing.empty() && disallowed_unexpected.empty(), "safetensors file '", file.path(),
+              "' does not match the model: missing: [",
+              fmt::format("{}", fmt::join(disallowed_missing, ", ")), "]; unexpected: [",
+              fmt::format("{}", fmt::join(disallowed_unexpected, ", ")), "]");
+
+  torch::NoGradGuard no_grad;
+  for (auto& [destination, source] : copies) destination.copy_(source);
+  return report;
+}
+
+void save_state_dict(torch::nn::Module& module, const std::string& path, bool include_tuners) {
+  save_safetensors(path, state_dict(module, include_tuners));
+}
+
+}  // namespace capaboost

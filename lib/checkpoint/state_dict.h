@@ -1,0 +1,59 @@
+#pragma once
+// Moving a module's parameters and buffers to and from safetensors files by name, like PyTorch's
+// state_dict / load_state_dict: names are the module's dotted paths, so Hugging Face checkpoints map 1:1.
+
+#include <torch/torch.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "checkpoint/safetensors.h"
+
+namespace capaboost {
+
+/// How the names of a checkpoint matched a module's.
+struct LoadReport {
+  std::vector<std::string> loaded;      ///< module names filled from the file
+  std::vector<std::string> missing;     ///< module names the file lacks (left as they were)
+  std::vector<std::string> unexpected;  ///< file names the module lacks (not loaded)
+  std::vector<std::string> ignored;     ///< file names skipped on purpose (StateDictLoadOptions::ignore)
+  /// "missing: [...]; unexpected: [...]" for messages.
+  std::string describe() const;
+};
+
+struct StateDictLoadOptions {
+  /// Regexes (matching a whole name) of file tensors to skip silently, e.g. buffers older Hugging Face
+  /// versions save but the module does not keep.
+  TORCH_ARG(std::vector<std::string>, ignore) = {};
+  /// Regexes of module names that may be missing from the file (e.g. a new classification head); any
+  /// other missing name is an error.
+  TORCH_ARG(std::vector<std::string>, allow_missing) = {};
+  /// Regexes of file names the module may lack (e.g. a pre-training head "lm_head\\..*"); they are
+  /// listed in LoadReport::unexpected; any other unexpected name is an error.
+  TORCH_ARG(std::vector<std::string>, allow_unexpected) = {};
+  /// Also load the parameters of attached tuners. When false they are neither expected nor loaded, so a
+  /// backbone checkpoint loads into a model that already carries tuners.
+  TORCH_ARG(bool, include_tuners) = false;
+  /// Hugging Face's base-model prefix (e.g. "roberta."). When the module's names carry it and the
+  /// file's do not (a bare-encoder checkpoint), it is added to the file's names; when the file's names
+  /// carry it and the module's do not (a headed checkpoint into the bare encoder), it is removed.
+  TORCH_ARG(std::string, base_prefix) = "";
+};
+
+/// Copies every tensor of `file` into the parameter or buffer of `module` with the same name (converted
+/// to the module's dtype; float and integer never mix). Throws naming the file and tensor on a shape
+/// mismatch, and listing the names on missing or unexpected tensors that `options` does not allow.
+LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& file,
+                           const StateDictLoadOptions& options = {});
+
+/// The module's parameters and buffers by dotted name; tuner parameters only when `include_tuners`.
+std::map<std::string, torch::Tensor> state_dict(torch::nn::Module& module, bool include_tuners = false);
+
+/// Names of every parameter and buffer that belongs to an attached tuner (`<site>.<kind>.<name>`).
+std::vector<std::string> tuner_tensor_names(torch::nn::Module& module);
+
+/// Writes `state_dict(module, include_tuners)` to `path` as safetensors (atomically).
+void save_state_dict(torch::nn::Module& module, const std::string& path, bool include_tuners = false);
+
+}  // namespace capaboost

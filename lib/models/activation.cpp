@@ -1,0 +1,37 @@
+#include "models/activation.h"
+
+namespace capaboost {
+
+Activation parse_activation(const std::string& name) {
+  if (name == "gelu") return Activation::kGelu;
+  if (name == "gelu_new") return Activation::kGeluNew;
+  if (name == "relu") return Activation::kRelu;
+  TORCH_CHECK(false, "unsupported activation '", name, "'; choose gelu, gelu_new or relu");
+}
+
+std::string to_string(Activation activation) {
+  switch (activation) {
+    case Activation::kGelu:
+      return "gelu";
+    case Activation::kGeluNew:
+      return "gelu_new";
+    case Activation::kRelu:
+      return "relu";
+  }
+  TORCH_CHECK(false, "unknown Activation value ", static_cast<int>(activation));
+}
+
+torch::Tensor activate(Activation activation, const torch::Tensor& x) {
+  switch (activation) {
+    case Activation::kGelu:
+      return torch::gelu(x);
+    case Activation::kGeluNew:
+      // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))): exactly NewGELUActivation's formula, fused by ATen.
+      return torch::gelu(x, "tanh");
+    case Activation::kRelu:
+      return torch::relu(x);
+  }
+  TORCH_CHECK(false, "unknown Activation value ", static_cast<int>(activation));
+}
+
+}  // namespace capaboost

@@ -1,0 +1,75 @@
+#include "models/batched_matmul.h"
+
+#include <ATen/Parallel.h>
+
+namespace capaboost {
+namespace {
+
+// Matrix `index` of the flattened batch of `t` (…, rows, cols), as a strided view: no copy.
+torch::Tensor matrix_at(const torch::Tensor& t, int64_t index) {
+  const int64_t batch_dims = t.dim() - 2;
+  int64_t offset = t.storage_offset();
+  for (int64_t d = batch_dims - 1; d >= 0; --d) {
+    offset += (index % t.size(d)) * t.stride(d);
+    index /= t.size(d);
+  }
+  return t.as_strided({t.size(-2), t.size(-1)}, {t.stride(-2), t.stride(-1)}, offset);
+}
+
+torch::Tensor batched_gemm(const torch::Tensor& a, const torch::Tensor& b, double alpha) {
+  auto out_shape = a.sizes().vec();
+  out_shape.back() = b.size(-1);
+  auto out = torch::empty(out_shape, a.options());
+  const int64_t count = out.numel() == 0 ? 0 : out.numel() / (out.size(-2) * out.size(-1));
+  // Detached views: worker threads run with default (enabled) grad mode, and the out= overload must not
+  // see inputs that require grad.
+  const auto a_data = a.detach();
+  const auto b_data = b.detach();
+  at::parallel_for(0, count, /*grain_size=*/1, [&](int64_t begin, int64_t end) {
+    // Inside the parallel region ATen and OpenMP BLAS both run single-threaded.
+    for (int64_t i = begin; i < end; ++i) {
+      auto result = matrix_at(out, i);
+      at::addmm_out(result, result, matrix_at(a_data, i), matrix_at(b_data, i), /*beta=*/0, /*alpha=*/alpha);
+    }
+  });
+  return out;
+}
+
+class BatchedMatmul : public torch::autograd::Function<BatchedMatmul> {
+ public:
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& a,
+                               const torch::Tensor& b, double alpha) {
+    ctx->save_for_backward({a, b});
+    ctx->saved_data["alpha"] = alpha;
+    return batched_gemm(a, b, alpha);
+  }
+
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const double alpha = ctx->saved_data["alpha"].toDouble();
+    const auto& grad = grads[0];  // (…, n, m)
+    torch::Tensor grad_a, grad_b;
+    if (ctx->needs_input_grad(0))
+      grad_a = batched_gemm(grad, saved[1].transpose(-1, -2), alpha);  // (…, n, k)
+    if (ctx->needs_input_grad(1))
+      grad_b = batched_gemm(saved[0].transpose(-1, -2), grad, alpha);  // (…, k, m)
+    return {grad_a, grad_b, torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b, double alpha) {
+  TORCH_CHECK(a.dim() >= 2 && a.dim() == b.dim(), "batched_matmul: a ", a.sizes(), " and b ", b.sizes(),
+              " must have the same number (≥ 2) of dimensions");
+  TORCH_CHECK(a.sizes().slice(0, a.dim() - 2) == b.sizes().slice(0, b.dim() - 2),
+              "batched_matmul: batch shapes of a ", a.sizes(), " and b ", b.sizes(), " differ");
+  TORCH_CHECK(a.size(-1) == b.size(-2), "batched_matmul: a ", a.sizes(), " @ b ", b.sizes(),
+              ": inner dimensions differ");
+  TORCH_CHECK(a.scalar_type() == b.scalar_type(), "batched_matmul: dtypes differ (", a.scalar_type(), " vs ",
+              b.scalar_type(), ")");
+  return BatchedMatmul::apply(a, b, alpha);
+}
+
+}  // namespace capaboost

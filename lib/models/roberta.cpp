@@ -1,0 +1,102 @@
+#include "models/roberta.h"
+
+#include "models/classification_loss.h"
+
+namespace capaboost {
+namespace {
+
+// Embeddings and the additive mask, shared by the full and the first-token passes.
+std::pair<torch::Tensor, torch::Tensor> embed(RobertaModelImpl& model, const torch::Tensor& input_ids,
+                                              const torch::Tensor& attention_mask,
+                                              const torch::Tensor& token_type_ids) {
+  auto hidden = model.embeddings->forward(input_ids, token_type_ids);  // (B, T, C)
+  torch::Tensor mask;
+  if (attention_mask.defined()) {
+    TORCH_CHECK(attention_mask.sizes() == input_ids.sizes(), "RoBERTa: attention_mask ",
+                attention_mask.sizes(), " must have the shape of input_ids ", input_ids.sizes());
+    mask = additive_attention_mask(attention_mask, hidden.scalar_type());  // (B, 1, 1, T)
+  }
+  return {hidden, mask};
+}
+
+}  // namespace
+
+RobertaPoolerImpl::RobertaPoolerImpl(const RobertaOptions& options) {
+  dense = register_module("dense", TunableLinear(options.hidden_size(), options.hidden_size()));
+}
+
+torch::Tensor RobertaPoolerImpl::forward(const torch::Tensor& hidden) {
+  return torch::tanh(dense->forward(hidden.select(1, 0)));
+}
+
+RobertaModelImpl::RobertaModelImpl(const RobertaOptions& options_, bool add_pooling_layer)
+    : options(options_) {
+  options.validate();
+  embeddings = register_module("embeddings", RobertaEmbeddings(options));
+  encoder = register_module("encoder", RobertaEncoder(options));
+  if (add_pooling_layer) pooler = register_module("pooler", RobertaPooler(options));
+  init_roberta_weights(*this, options.initializer_range());
+}
+
+RobertaModelOutput RobertaModelImpl::forward(const torch::Tensor& input_ids,
+                                             const torch::Tensor& attention_mask,
+                                             const torch::Tensor& token_type_ids,
+                                             const RobertaForwardOptions& outputs) {
+  auto [hidden, mask] = embed(*this, input_ids, attention_mask, token_type_ids);
+  auto encoded = encoder->forward(hidden, mask, outputs.output_hidden_states(), outputs.output_attentions());
+  RobertaModelOutput out;
+  out.last_hidden_state = encoded.last_hidden_state;
+  if (pooler) out.pooler_output = pooler->forward(encoded.last_hidden_state);
+  out.hidden_states = std::move(encoded.hidden_states);
+  out.attentions = std::move(encoded.attentions);
+  return out;
+}
+
+torch::Tensor RobertaModelImpl::first_token_state(const torch::Tensor& input_ids,
+                                                  const torch::Tensor& attention_mask,
+                                                  const torch::Tensor& token_type_ids) {
+  auto [hidden, mask] = embed(*this, input_ids, attention_mask, token_type_ids);
+  return encoder->forward(hidden, mask, false, false, /*first_token_only=*/true)
+      .last_hidden_state.select(1, 0);
+}
+
+RobertaClassificationHeadImpl::RobertaClassificationHeadImpl(const RobertaOptions& options) {
+  dense = register_module("dense", TunableLinear(options.hidden_size(), options.hidden_size()));
+  dropout = register_module("dropout", ParallelDropout(options.effective_classifier_dropout()));
+  out_proj = register_module("out_proj", TunableLinear(options.hidden_size(), options.num_labels()));
+}
+
+torch::Tensor RobertaClassificationHeadImpl::forward(const torch::Tensor& first_token) {
+  auto x = torch::tanh(dense->forward(dropout->forward(first_token)));  // (B, C)
+  return out_proj->forward(dropout->forward(x));                        // (B, num_labels)
+}
+
+RobertaForSequenceClassificationImpl::RobertaForSequenceClassificationImpl(const RobertaOptions& options_)
+    : options(options_) {
+  roberta = register_module("roberta", RobertaModel(options, /*add_pooling_layer=*/false));
+  classifier = register_module("classifier", RobertaClassificationHead(options));
+  init_roberta_weights(*classifier, options.initializer_range());
+}
+
+SequenceClassifierOutput RobertaForSequenceClassificationImpl::forward(const torch::Tensor& input_ids,
+                                                                       const torch::Tensor& attention_mask,
+                                                                       const torch::Tensor& token_type_ids,
+                                                                       const RobertaForwardOptions& outputs) {
+  SequenceClassifierOutput out;
+  if (!outputs.output_hidden_states() && !outputs.output_attentions()) {
+    out.logits = classifier->forward(roberta->first_token_state(input_ids, attention_mask, token_type_ids));
+    return out;
+  }
+  auto base = roberta->forward(input_ids, attention_mask, token_type_ids, outputs);
+  out.logits = classifier->forward(base.last_hidden_state.select(1, 0));
+  out.hidden_states = std::move(base.hidden_states);
+  out.attentions = std::move(base.attentions);
+  return out;
+}
+
+torch::Tensor RobertaForSequenceClassificationImpl::loss(const torch::Tensor& logits,
+                                                         const torch::Tensor& labels) const {
+  return sequence_classification_loss(logits, labels, options.problem_type());
+}
+
+}  // namespace capaboost

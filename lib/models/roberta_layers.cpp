@@ -1,0 +1,186 @@
+#include "models/roberta_layers.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "models/batched_matmul.h"
+
+namespace capaboost {
+
+torch::Tensor roberta_position_ids(const torch::Tensor& input_ids, int64_t pad_token_id) {
+  // transformers' create_position_ids_from_input_ids: cumsum(mask) * mask + padding_idx.
+  auto not_pad = input_ids.ne(pad_token_id).to(torch::kLong);  // (B, T)
+  return torch::cumsum(not_pad, /*dim=*/1) * not_pad + pad_token_id;
+}
+
+torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask, torch::ScalarType dtype) {
+  TORCH_CHECK(attention_mask.dim() == 2, "attention_mask must be (batch, tokens), got ",
+              attention_mask.sizes());
+  double lowest = 0;
+  AT_DISPATCH_FLOATING_TYPES_AND2(torch::kHalf, torch::kBFloat16, dtype, "additive_attention_mask", [&] {
+    lowest = static_cast<double>(std::numeric_limits<scalar_t>::lowest());
+  });
+  // (1 - mask) · finfo.min, as transformers' get_extended_attention_mask; masked scores stay finite, so
+  // even a fully masked row gives a uniform distribution instead of NaN.
+  auto keep = attention_mask.to(dtype).unsqueeze(1).unsqueeze(1);  // (B, 1, 1, T)
+  return (1.0 - keep) * lowest;
+}
+
+RobertaEmbeddingsImpl::RobertaEmbeddingsImpl(const RobertaOptions& options)
+    : pad_token_id(options.pad_token_id()) {
+  const int64_t hidden = options.hidden_size();
+  word_embeddings = register_module(
+      "word_embeddings",
+      torch::nn::Embedding(
+          torch::nn::EmbeddingOptions(options.vocab_size(), hidden).padding_idx(pad_token_id)));
+  position_embeddings = register_module(
+      "position_embeddings",
+      torch::nn::Embedding(
+          torch::nn::EmbeddingOptions(options.max_position_embeddings(), hidden).padding_idx(pad_token_id)));
+  token_type_embeddings =
+      register_module("token_type_embeddings", torch::nn::Embedding(options.type_vocab_size(), hidden));
+  layer_norm = register_module(
+      "LayerNorm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden}).eps(options.layer_norm_eps())));
+  dropout = register_module("dropout", ParallelDropout(options.hidden_dropout_prob()));
+}
+
+torch::Tensor RobertaEmbeddingsImpl::forward(const torch::Tensor& input_ids,
+                                             const torch::Tensor& token_type_ids) {
+  TORCH_CHECK(input_ids.dim() == 2, "RoBERTa: input_ids must be (batch, tokens), got ", input_ids.sizes());
+  const auto positions = roberta_position_ids(input_ids, pad_token_id);  // (B, T)
+  const int64_t max_positions = position_embeddings->options.num_embeddings();
+  const int64_t highest = input_ids.numel() == 0 ? 0 : positions.max().item<int64_t>();
+  TORCH_CHECK(highest < max_positions, "RoBERTa: ", input_ids.size(1), " tokens need position ids up to ",
+              highest, " but max_position_embeddings is ", max_positions, " (truncate to at most ",
+              max_positions - pad_token_id - 1, " tokens)");
+  auto types = token_type_embeddings->forward(token_type_ids.defined() ? token_type_ids
+                                                                       : torch::zeros_like(input_ids));
+  auto x =
+      word_embeddings->forward(input_ids) + types + position_embeddings->forward(positions);  // (B, T, C)
+  return dropout->forward(layer_norm->forward(x));
+}
+
+RobertaSelfAttentionImpl::RobertaSelfAttentionImpl(const RobertaOptions& options)
+    : num_heads(options.num_attention_heads()),
+      head_size(options.hidden_size() / options.num_attention_heads()) {
+  const int64_t hidden = options.hidden_size();
+  query = register_module("query", TunableLinear(hidden, hidden));
+  key = register_module("key", TunableLinear(hidden, hidden));
+  value = register_module("value", TunableLinear(hidden, hidden));
+  dropout = register_module("dropout", ParallelDropout(options.attention_probs_dropout_prob()));
+}
+
+std::pair<torch::Tensor, torch::Tensor> RobertaSelfAttentionImpl::forward(const torch::Tensor& hidden,
+                                                                          const torch::Tensor& mask,
+                                                                          bool first_token_only) {
+  const int64_t batch = hidden.size(0), tokens = hidden.size(1);
+  const auto query_input = first_token_only ? hidden.narrow(1, 0, 1) : hidden;  // (B, Tq, C)
+  const int64_t queries = query_input.size(1);
+  // (B, T, C) → (B, H, T, d) as views: batched_matmul reads the heads in place, no contiguous copies.
+  const auto heads = [&](const torch::Tensor& x, int64_t length) {
+    return x.view({batch, length, num_heads, head_size}).permute({0, 2, 1, 3});
+  };
+  auto q = heads(query->forward(query_input), queries);  // (B, H, Tq, d)
+  auto k = heads(key->forward(hidden), tokens);          // (B, H, T, d)
+  auto v = heads(value->forward(hidden), tokens);        // (B, H, T, d)
+  // The 1/√d scale rides on the GEMM (alpha), as (q kᵀ)/√d in transformers.
+  auto scores = batched_matmul(q, k.transpose(-1, -2), 1.0 / std::sqrt(static_cast<double>(head_size)));
+  if (mask.defined()) scores = scores + mask;  // (B, H, Tq, T)
+  auto probs = dropout->forward(torch::softmax(scores, -1));
+  auto context = batched_matmul(probs, v);  // (B, H, Tq, d)
+  return {context.permute({0, 2, 1, 3}).reshape({batch, queries, num_heads * head_size}),
+          probs};  // (B, Tq, C)
+}
+
+RobertaResidualOutputImpl::RobertaResidualOutputImpl(int64_t in_features, const RobertaOptions& options) {
+  const int64_t hidden = options.hidden_size();
+  dense = register_module("dense", TunableLinear(in_features, hidden));
+  layer_norm = register_module(
+      "LayerNorm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden}).eps(options.layer_norm_eps())));
+  dropout = register_module("dropout", ParallelDropout(options.hidden_dropout_prob()));
+}
+
+torch::Tensor RobertaResidualOutputImpl::forward(const torch::Tensor& x, const torch::Tensor& residual) {
+  return layer_norm->forward(dropout->forward(dense->forward(x)) + residual);
+}
+
+RobertaAttentionImpl::RobertaAttentionImpl(const RobertaOptions& options) {
+  self_attention = register_module("self", RobertaSelfAttention(options));
+  output = register_module("output", RobertaResidualOutput(options.hidden_size(), options));
+}
+
+std::pair<torch::Tensor, torch::Tensor> RobertaAttentionImpl::forward(const torch::Tensor& hidden,
+                                                                      const torch::Tensor& mask,
+                                                                      bool first_token_only) {
+  auto [context, probs] = self_attention->forward(hidden, mask, first_token_only);
+  const auto residual = first_token_only ? hidden.narrow(1, 0, 1) : hidden;
+  return {output->forward(context, residual), probs};
+}
+
+RobertaIntermediateImpl::RobertaIntermediateImpl(const RobertaOptions& options)
+    : activation(options.hidden_act()) {
+  dense = register_module("dense", TunableLinear(options.hidden_size(), options.intermediate_size()));
+}
+
+torch::Tensor RobertaIntermediateImpl::forward(const torch::Tensor& x) {
+  return activate(activation, dense->forward(x));
+}
+
+RobertaLayerImpl::RobertaLayerImpl(const RobertaOptions& options) {
+  attention = register_module("attention", RobertaAttention(options));
+  intermediate = register_module("intermediate", RobertaIntermediate(options));
+  output = register_module("output", RobertaResidualOutput(options.intermediate_size(), options));
+}
+
+std::pair<torch::Tensor, torch::Tensor> RobertaLayerImpl::forward(const torch::Tensor& hidden,
+                                                                  const torch::Tensor& mask,
+                                                                  bool first_token_only) {
+  auto [attended, probs] = attention->forward(hidden, mask, first_token_only);  // (B, Tq, C)
+  return {output->forward(intermediate->forward(attended), attended), probs};
+}
+
+RobertaEncoderImpl::RobertaEncoderImpl(const RobertaOptions& options) {
+  layer = register_module("layer", torch::nn::ModuleList());
+  for (int64_t i = 0; i < options.num_hidden_layers(); ++i) layer->push_back(RobertaLayer(options));
+}
+
+RobertaEncoderOutput RobertaEncoderImpl::forward(const torch::Tensor& hidden, const torch::Tensor& mask,
+                                                 bool output_hidden_states, bool output_attentions,
+                                                 bool first_token_only) {
+  TORCH_CHECK(!(first_token_only && (output_hidden_states || output_attentions)),
+              "RobertaEncoder: first-token mode computes only position 0 in the last layer; it cannot "
+              "return hidden states or attentions");
+  RobertaEncoderOutput out;
+  auto h = hidden;
+  if (output_hidden_states) out.hidden_states.push_back(h);
+  const int64_t count = static_cast<int64_t>(layer->size());
+  for (int64_t i = 0; i < count; ++i) {
+    auto [next, probs] = layer[i]->as<RobertaLayer>()->forward(h, mask, first_token_only && i == count - 1);
+    h = next;
+    if (output_hidden_states) out.hidden_states.push_back(h);
+    if (output_attentions) out.attentions.push_back(probs);
+  }
+  out.last_hidden_state = h;
+  return out;
+}
+
+void init_roberta_weights(torch::nn::Module& module, double initializer_range) {
+  torch::NoGradGuard no_grad;
+  // include_self=false: constructors call this before the module is owned by a shared_ptr.
+  for (const auto& item : module.named_modules("", /*include_self=*/false)) {
+    auto* child = item.value().get();
+    if (auto* linear = dynamic_cast<TunableLinearImpl*>(child)) {
+      linear->weight.normal_(0.0, initializer_range);
+      if (linear->bias.defined()) linear->bias.zero_();
+    } else if (auto* embedding = dynamic_cast<torch::nn::EmbeddingImpl*>(child)) {
+      embedding->weight.normal_(0.0, initializer_range);
+      if (auto pad = embedding->options.padding_idx()) embedding->weight[*pad].zero_();
+    } else if (auto* norm = dynamic_cast<torch::nn::LayerNormImpl*>(child)) {
+      norm->weight.fill_(1.0);
+      norm->bias.zero_();
+    }
+  }
+}
+
+}  // namespace capaboost

@@ -1,0 +1,141 @@
+#pragma once
+// The building blocks of RoBERTa, module for module and name for name as transformers 4.30.2's
+// modeling_roberta.py, so that every parameter's dotted name equals its Hugging Face state-dict name.
+// Every linear layer is a TunableLinear site (tuners attach by name).
+
+#include <torch/torch.h>
+
+#include <utility>
+#include <vector>
+
+#include "models/parallel_dropout.h"
+#include "models/roberta_config.h"
+#include "sites/tunable_linear.h"
+
+namespace capaboost {
+
+/// RoBERTa's position ids: padding tokens get pad_token_id; real tokens get pad_token_id + 1, + 2, …
+/// counted over the real tokens only, so left padding does not shift them. Computed from input_ids,
+/// not from the attention mask, exactly as transformers does. input_ids: (B, T) → (B, T) int64.
+torch::Tensor roberta_position_ids(const torch::Tensor& input_ids, int64_t pad_token_id);
+
+/// The additive attention mask transformers builds: 0 where attention_mask is 1, the dtype's lowest
+/// finite value where it is 0. attention_mask: (B, T) → (B, 1, 1, T) in `dtype`.
+torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask, torch::ScalarType dtype);
+
+/// word + position + token-type embeddings → LayerNorm → dropout.
+class RobertaEmbeddingsImpl : public torch::nn::Module {
+ public:
+  explicit RobertaEmbeddingsImpl(const RobertaOptions& options);
+  /// input_ids: (B, T) int64; token_type_ids: (B, T), or undefined for all type 0 → (B, T, C).
+  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids = {});
+
+  int64_t pad_token_id;
+  torch::nn::Embedding word_embeddings{nullptr};
+  torch::nn::Embedding position_embeddings{nullptr};
+  torch::nn::Embedding token_type_embeddings{nullptr};
+  torch::nn::LayerNorm layer_norm{nullptr};  // "LayerNorm"
+  ParallelDropout dropout{nullptr};
+};
+TORCH_MODULE(RobertaEmbeddings);
+
+/// Multi-head scaled dot-product attention with the query/key/value sites.
+class RobertaSelfAttentionImpl : public torch::nn::Module {
+ public:
+  explicit RobertaSelfAttentionImpl(const RobertaOptions& options);
+  /// hidden: (B, T, C); mask: additive (B, 1, 1, T) or undefined. With `first_token_only` only position
+  /// 0 queries (keys and values still cover every position), Tq = 1; otherwise Tq = T.
+  /// Returns the context (B, Tq, C) and the attention probabilities (B, H, Tq, T) after dropout.
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& hidden, const torch::Tensor& mask,
+                                                  bool first_token_only = false);
+
+  int64_t num_heads;
+  int64_t head_size;
+  TunableLinear query{nullptr};
+  TunableLinear key{nullptr};
+  TunableLinear value{nullptr};
+  ParallelDropout dropout{nullptr};
+};
+TORCH_MODULE(RobertaSelfAttention);
+
+/// dense → dropout → LayerNorm(· + residual): the output of a sub-block (attention or feed-forward).
+class RobertaResidualOutputImpl : public torch::nn::Module {
+ public:
+  RobertaResidualOutputImpl(int64_t in_features, const RobertaOptions& options);
+  /// x: (B, T, in); residual: (B, T, C) → (B, T, C).
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& residual);
+
+  TunableLinear dense{nullptr};
+  torch::nn::LayerNorm layer_norm{nullptr};  // "LayerNorm"
+  ParallelDropout dropout{nullptr};
+};
+TORCH_MODULE(RobertaResidualOutput);
+
+/// Self-attention ("self") and its output projection ("output").
+class RobertaAttentionImpl : public torch::nn::Module {
+ public:
+  explicit RobertaAttentionImpl(const RobertaOptions& options);
+  /// hidden: (B, T, C) → (B, Tq, C) and probabilities (B, H, Tq, T); see RobertaSelfAttention.
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& hidden, const torch::Tensor& mask,
+                                                  bool first_token_only = false);
+
+  RobertaSelfAttention self_attention{nullptr};  // "self"
+  RobertaResidualOutput output{nullptr};
+};
+TORCH_MODULE(RobertaAttention);
+
+/// The first half of the feed-forward block: dense → activation.
+class RobertaIntermediateImpl : public torch::nn::Module {
+ public:
+  explicit RobertaIntermediateImpl(const RobertaOptions& options);
+  /// x: (B, T, C) → (B, T, intermediate_size).
+  torch::Tensor forward(const torch::Tensor& x);
+
+  Activation activation;
+  TunableLinear dense{nullptr};
+};
+TORCH_MODULE(RobertaIntermediate);
+
+/// One post-LayerNorm transformer block: attention, then the feed-forward block.
+class RobertaLayerImpl : public torch::nn::Module {
+ public:
+  explicit RobertaLayerImpl(const RobertaOptions& options);
+  /// hidden: (B, T, C) → (B, Tq, C) and attention probabilities (B, H, Tq, T).
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& hidden, const torch::Tensor& mask,
+                                                  bool first_token_only = false);
+
+  RobertaAttention attention{nullptr};
+  RobertaIntermediate intermediate{nullptr};
+  RobertaResidualOutput output{nullptr};
+};
+TORCH_MODULE(RobertaLayer);
+
+/// What the encoder hands back.
+struct RobertaEncoderOutput {
+  torch::Tensor last_hidden_state;           ///< (B, T, C); (B, 1, C) in first-token mode
+  std::vector<torch::Tensor> hidden_states;  ///< when asked: input + every layer's output, L+1 × (B, T, C)
+  std::vector<torch::Tensor> attentions;     ///< when asked: L × (B, H, T, T)
+};
+
+/// The stack of layers ("layer.<i>").
+class RobertaEncoderImpl : public torch::nn::Module {
+ public:
+  explicit RobertaEncoderImpl(const RobertaOptions& options);
+  /// hidden: (B, T, C) embeddings output. `first_token_only` applies to the last layer only (position 0
+  /// is all a classification head reads); it cannot be combined with collecting hidden states or
+  /// attentions, which would then be partial.
+  RobertaEncoderOutput forward(const torch::Tensor& hidden, const torch::Tensor& mask,
+                               bool output_hidden_states, bool output_attentions,
+                               bool first_token_only = false);
+
+  torch::nn::ModuleList layer{nullptr};
+};
+TORCH_MODULE(RobertaEncoder);
+
+/// Re-draws every parameter below `module` the way transformers' RobertaPreTrainedModel._init_weights
+/// does: linear and embedding weights N(0, initializer_range²), biases 0, the padding row of embeddings
+/// with a padding index 0, LayerNorm weight 1 and bias 0. The model constructors call it before any
+/// tuner is attached.
+void init_roberta_weights(torch::nn::Module& module, double initializer_range);
+
+}  // namespace capaboost

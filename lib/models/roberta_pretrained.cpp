@@ -1,0 +1,66 @@
+#include "models/roberta_pretrained.h"
+
+#include <filesystem>
+
+#include "checkpoint/config_json.h"
+#include "checkpoint/safetensors.h"
+
+namespace capaboost {
+namespace {
+
+std::string file_in(const std::string& dir, const char* name) {
+  return (std::filesystem::path(dir) / name).string();
+}
+
+void save_directory(torch::nn::Module& model, const nlohmann::json& config, const std::string& dir,
+                    bool include_tuners) {
+  std::filesystem::create_directories(dir);
+  // Weights first: a directory whose config.json is new always has matching weights beside it.
+  save_state_dict(model, file_in(dir, kWeightsFileName), include_tuners);
+  save_config_json(file_in(dir, kConfigFileName), config);
+}
+
+}  // namespace
+
+StateDictLoadOptions roberta_load_options(bool head_missing_ok) {
+  auto options = StateDictLoadOptions()
+                     .base_prefix("roberta.")
+                     .ignore({R"((.+\.)?embeddings\.(position_ids|token_type_ids))"})
+                     .allow_unexpected({R"(lm_head\..*)", R"((roberta\.)?pooler\..*)", R"(classifier\..*)"});
+  if (head_missing_ok) options.allow_missing({R"(classifier\..*)"});
+  return options;
+}
+
+Pretrained<RobertaForSequenceClassification> load_roberta_for_sequence_classification(
+    const std::string& dir, std::optional<int64_t> num_labels) {
+  auto options = load_roberta_config(file_in(dir, kConfigFileName));
+  if (num_labels && *num_labels != options.num_labels()) {
+    options.num_labels(*num_labels).label_names({});
+  }
+  RobertaForSequenceClassification model(options);
+  SafetensorsFile weights(file_in(dir, kWeightsFileName));
+  auto report = load_state_dict(*model, weights, roberta_load_options(/*head_missing_ok=*/true));
+  return {model, std::move(report)};
+}
+
+Pretrained<RobertaModel> load_roberta_model(const std::string& dir, bool add_pooling_layer) {
+  RobertaModel model(load_roberta_config(file_in(dir, kConfigFileName)), add_pooling_layer);
+  SafetensorsFile weights(file_in(dir, kWeightsFileName));
+  auto options = roberta_load_options(/*head_missing_ok=*/false);
+  // A checkpoint saved without a pooler (e.g. by a classifier) leaves a requested pooler fresh.
+  if (add_pooling_layer) options.allow_missing({R"(pooler\..*)"});
+  auto report = load_state_dict(*model, weights, options);
+  return {model, std::move(report)};
+}
+
+void save_pretrained(RobertaForSequenceClassificationImpl& model, const std::string& dir,
+                     bool include_tuners) {
+  save_directory(model, roberta_config_json(model.options, "RobertaForSequenceClassification"), dir,
+                 include_tuners);
+}
+
+void save_pretrained(RobertaModelImpl& model, const std::string& dir, bool include_tuners) {
+  save_directory(model, roberta_config_json(model.options, "RobertaModel"), dir, include_tuners);
+}
+
+}  // namespace capaboost

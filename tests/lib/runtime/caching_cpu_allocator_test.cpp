@@ -1,0 +1,45 @@
+#include "runtime/caching_cpu_allocator.h"
+
+#include <torch/torch.h>
+
+#include <catch2/catch.hpp>
+
+using namespace capaboost::runtime;
+
+// Enabling is process-wide and permanent: every later test in this executable allocates through the
+// cache too, which is itself a check that the rest of the suite runs unchanged on it.
+TEST_CASE("caching CPU allocator reuses freed large blocks and leaves small ones alone", "[allocator]") {
+  enable_caching_cpu_allocator();
+  enable_caching_cpu_allocator();  // idempotent
+  empty_cpu_cache();
+  const auto before = caching_allocator_stats();
+
+  void* first_address = nullptr;
+  {
+    auto big = torch::ones({1024, 1024});  // 4 MiB
+    first_address = big.data_ptr();
+  }
+  CHECK(caching_allocator_stats().cached_bytes == before.cached_bytes + (std::size_t{4} << 20));
+  auto again = torch::empty({1024, 1024});
+  CHECK(again.data_ptr() == first_address);  // the same block, no new memory
+  CHECK(caching_allocator_stats().hits == before.hits + 1);
+  CHECK(caching_allocator_stats().misses == before.misses + 1);
+
+  // Reused memory is handed out as is: tensors that need zeros still get them.
+  again.fill_(7);
+  const void* seven = again.data_ptr();
+  again = torch::Tensor();
+  auto zeros = torch::zeros({1024, 1024});
+  CHECK(zeros.data_ptr() == seven);
+  CHECK(zeros.abs().sum().item<float>() == 0.0f);
+
+  // Small tensors and ATen's scratch buffers (raw_allocate) go to LibTorch's own allocator.
+  const auto small_before = caching_allocator_stats();
+  auto small = torch::ones({16});
+  CHECK(caching_allocator_stats().misses == small_before.misses);
+  auto sorted = std::get<0>(torch::randn({300000}).sort());  // uses scratch space
+  CHECK(sorted.size(0) == 300000);
+
+  empty_cpu_cache();
+  CHECK(caching_allocator_stats().cached_bytes == 0);
+}
