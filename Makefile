@@ -46,7 +46,7 @@ build: deps configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 test: build
-	cd $(BUILD_DIR) && ctest --output-on-failure -j 1
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # The main job: Table 1 (the suite's first reproduced table) on the default profile.
 run: reproduce-table-1
