@@ -17,7 +17,7 @@ JOBS       ?= $(shell nproc)
 DEB_PACKAGES := cmake g++ make pkg-config ccache git \
   libtorch-dev python3-torch libopenblas0-openmp \
   libfmt-dev libyaml-cpp-dev catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev \
-  libsqlite3-dev libssl-dev libsentencepiece-dev sentencepiece gnuplot-nox
+  libsqlite3-dev libsentencepiece-dev sentencepiece gnuplot-nox
 
 PROFILE ?= mini
 RESULTS ?= results

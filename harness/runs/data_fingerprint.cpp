@@ -1,6 +1,6 @@
 #include "runs/data_fingerprint.h"
 
-#include "runs/run_config.h"
+#include "data/sha256.h"
 
 #include <filesystem>
 #include <fstream>
@@ -51,7 +51,7 @@ std::string data_fingerprint(const nlohmann::json& parameters, const std::string
     bytes << in.rdbuf();
     content += name + '\0' + std::to_string(bytes.str().size()) + '\0' + bytes.str();
   }
-  return cache[folder.string()] = sha256_hex(content);
+  return cache[folder.string()] = capaboost::sha256_hex(content);
 }
 
 }  // namespace capaboost::harness

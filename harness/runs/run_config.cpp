@@ -1,7 +1,8 @@
 #include "runs/run_config.h"
 
+#include "data/sha256.h"
+
 #include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include <set>
 
@@ -57,15 +58,6 @@ std::string canonical_run_text(const RunConfig& run) {
   return canonical.dump();
 }
 
-std::string sha256_hex(const std::string& text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr);
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
-  return hex;
-}
-
 std::vector<std::string> axis_names(const Spec& spec) {
   std::vector<std::string> names;
   for (const auto& axis : spec.grid) names.push_back(axis.first);
@@ -110,7 +102,7 @@ std::vector<RunConfig> expand_spec(const Spec& spec, const std::string& profile,
             // The profile wins over everything: it is how a paper-scale spec is rescaled.
             for (auto& [key, value] : overlay.set.items()) p[key] = value;
             run.data_fingerprint = fingerprint ? fingerprint(p) : "none";
-            run.key = sha256_hex(canonical_run_text(run));
+            run.key = capaboost::sha256_hex(canonical_run_text(run));
             if (seen.insert(run.key + "|" + run.label).second) runs.push_back(std::move(run));
           }
         }

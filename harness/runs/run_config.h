@@ -36,9 +36,6 @@ using DataFingerprint = std::function<std::string(const nlohmann::json& paramete
 /// data fingerprint. Independent of key order in the YAML.
 std::string canonical_run_text(const RunConfig& run);
 
-/// SHA-256 of `text`, lowercase hex.
-std::string sha256_hex(const std::string& text);
-
 /// Every run of `spec` under `profile`: rows × grid (cartesian) × zip × lr_grid × seeds, with the
 /// profile overlay applied last. Keys are filled in. Runs with identical keys are listed once.
 std::vector<RunConfig> expand_spec(const Spec& spec, const std::string& profile, const DataFingerprint& fingerprint);
