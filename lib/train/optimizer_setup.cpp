@@ -1,0 +1,71 @@
+#include "train/optimizer_setup.h"
+
+#include <set>
+
+namespace capaboost {
+
+namespace {
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Names of parameters owned directly by LayerNorm modules. Matching on the module type rather than on
+// "LayerNorm" in the name keeps models with other naming (lm_head.layer_norm, a user's variant) right.
+std::set<std::string> layer_norm_parameter_names(torch::nn::Module& model) {
+  std::set<std::string> names;
+  for (const auto& item : model.named_modules()) {
+    if (dynamic_cast<torch::nn::LayerNormImpl*>(item.value().get()) == nullptr) continue;
+    for (const auto& parameter : item.value()->named_parameters(/*recurse=*/false)) {
+      names.insert(item.key().empty() ? parameter.key() : item.key() + "." + parameter.key());
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
+DecayGroups decay_groups(torch::nn::Module& model) {
+  const std::set<std::string> layer_norm = layer_norm_parameter_names(model);
+  DecayGroups groups;
+  for (const auto& item : model.named_parameters()) {
+    if (!item.value().requires_grad()) continue;
+    if (ends_with(item.key(), "bias") || layer_norm.count(item.key()) > 0) {
+      groups.no_decay_names.push_back(item.key());
+      groups.no_decay.push_back(item.value());
+    } else {
+      groups.decay_names.push_back(item.key());
+      groups.decay.push_back(item.value());
+    }
+  }
+  return groups;
+}
+
+std::unique_ptr<torch::optim::AdamW> make_adamw(torch::nn::Module& model, const AdamWSettings& settings) {
+  DecayGroups groups = decay_groups(model);
+  TORCH_CHECK(!groups.decay.empty() || !groups.no_decay.empty(),
+              "make_adamw: the model has no trainable parameters; attach a tuner or choose which parameters "
+              "train (train/trainable_selection.h) before building the optimizer");
+  const auto options = [&](double weight_decay) {
+    return torch::optim::AdamWOptions(settings.lr())
+        .betas({settings.beta1(), settings.beta2()})
+        .eps(settings.eps())
+        .weight_decay(weight_decay);
+  };
+  std::vector<torch::optim::OptimizerParamGroup> param_groups;
+  if (!groups.decay.empty()) {
+    param_groups.emplace_back(groups.decay, std::make_unique<torch::optim::AdamWOptions>(options(settings.weight_decay())));
+  }
+  if (!groups.no_decay.empty()) {
+    param_groups.emplace_back(groups.no_decay, std::make_unique<torch::optim::AdamWOptions>(options(0.0)));
+  }
+  return std::make_unique<torch::optim::AdamW>(param_groups, options(settings.weight_decay()));
+}
+
+void set_learning_rate(torch::optim::AdamW& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) {
+    static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+  }
+}
+
+}  // namespace capaboost
