@@ -50,7 +50,8 @@ class ByteLevelBpeTokenizer : public Tokenizer {
   int64_t bos_id() const { return bos_id_; }
   int64_t eos_id() const { return eos_id_; }
   int64_t unk_id() const { return unk_id_; }
-  int64_t mask_id() const { return mask_id_; }
+  int64_t mask_id() const override { return mask_id_; }
+  std::vector<int64_t> special_ids() const override { return {bos_id_, pad_id_, eos_id_, unk_id_, mask_id_}; }
   /// Id of a vocabulary token; TORCH_CHECK-fails for tokens not in vocab.json.
   int64_t token_to_id(const std::string& token) const;
   /// Vocabulary token of `id`; TORCH_CHECK-fails outside [0, vocab_size()).

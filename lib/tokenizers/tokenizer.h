@@ -56,6 +56,10 @@ class Tokenizer {
   /// text unless skip_special_tokens.
   virtual std::string decode(const std::vector<int64_t>& ids, bool skip_special_tokens = false) const = 0;
   virtual int64_t pad_id() const = 0;
+  /// The id masked-language-model pre-training replaces tokens with ("<mask>").
+  virtual int64_t mask_id() const = 0;
+  /// Every special token id (framing, padding, unknown, mask): never chosen for MLM masking.
+  virtual std::vector<int64_t> special_ids() const = 0;
   /// Number of ids (all ids are in [0, vocab_size())).
   virtual int64_t vocab_size() const = 0;
 
