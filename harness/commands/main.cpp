@@ -3,6 +3,7 @@
 #include <c10/util/Exception.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <vector>
@@ -10,10 +11,14 @@
 #include "commands/commands.h"
 #include "spec/diagnostics.h"
 #include "runtime/blas_runtime.h"
+#include "runtime/caching_cpu_allocator.h"
 
 int main(int argc, char** argv) {
   // Before anything else: OpenBLAS picks its kernels when it loads, so a fix needs a re-exec.
   capaboost::runtime::ensure_fast_blas_kernels(argc, argv);
+  // Training allocates the same activation buffers every step; caching them saves the kernel's page
+  // zeroing (see runtime/caching_cpu_allocator.h). CAPABOOST_NO_CACHING_ALLOCATOR=1 turns it off.
+  if (std::getenv("CAPABOOST_NO_CACHING_ALLOCATOR") == nullptr) capaboost::runtime::enable_caching_cpu_allocator();
 
   CLI::App app{"CapaBoost Bench: reproduce and extend 'Increasing Model Capacity for Free' (ICLR 2024)"};
   app.require_subcommand(1);

@@ -1,10 +1,10 @@
 #include "runs/executor.h"
 
 #include "runs/provenance.h"
+#include "runtime/process_memory.h"
 
 #include <c10/util/Exception.h>
 #include <fmt/format.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <torch/torch.h>
 #include <unistd.h>
@@ -24,12 +24,6 @@ std::string utc_now() {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return text;
-}
-
-double peak_memory_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss / 1024.0;  // kilobytes on Linux
 }
 
 // Contract errors carry a C++ backtrace; a record keeps the message a user can act on.
@@ -107,7 +101,7 @@ nlohmann::json execute_run(const RunConfig& run, RecordStore& store, const Execu
     record["metrics"] = nlohmann::json::object();
   }
   record["wall_time_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  record["peak_memory_mb"] = peak_memory_mb();
+  record["peak_memory_mb"] = peak_rss_mib();
   record["finished_at"] = utc_now();
   auto provenance_record = provenance();
   provenance_record["seed"] = run.parameters.value("seed", 0);

@@ -1,5 +1,6 @@
 #include "runs/measure_registry.h"
 
+#include "runs/finetune_measure.h"
 #include "runs/rank_measures.h"
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@ struct Registry {
   std::map<std::string, MeasureSpec> measures;
   Registry() {
     for (auto& measure : builtin_rank_measures()) measures[measure.name] = measure;
+    for (auto& measure : builtin_finetune_measures()) measures[measure.name] = measure;
   }
 };
 

@@ -49,6 +49,12 @@ struct Registry {
     methods["lora"] = {"lora", "LoRA (Hu et al., 2022) on the target sites", attach_lora};
     methods["adapter"] = {"adapter", "bottleneck adapter on the target sites' outputs (Pfeiffer/Houlsby by targets)",
                           attach_adapter};
+    // Full fine-tuning and BitFit add no modules: they differ from PEFT only in what trains.
+    const auto attach_nothing = [](torch::nn::Module&, const RunParameters&) { return std::vector<std::string>{}; };
+    methods["full"] = {"full", "full fine-tuning: every backbone parameter and the head train", attach_nothing,
+                       TrainedParameters::kAll};
+    methods["bitfit"] = {"bitfit", "BitFit: only the backbone's biases and the head train", attach_nothing,
+                         TrainedParameters::kBiasesAndHead};
   }
 };
 
@@ -58,6 +64,15 @@ Registry& registry() {
 }
 
 }  // namespace
+
+std::string to_string(TrainedParameters trained) {
+  switch (trained) {
+    case TrainedParameters::kTunersAndHead: return "tuners+head";
+    case TrainedParameters::kAll: return "all";
+    case TrainedParameters::kBiasesAndHead: return "biases+head";
+  }
+  return "?";
+}
 
 void register_method(MethodSpec method) {
   auto& r = registry();

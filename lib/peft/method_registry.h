@@ -17,13 +17,22 @@ namespace capaboost {
 /// A run's resolved configuration: a flat JSON object of named values (`rank`, `branches`, …).
 using RunParameters = nlohmann::json;
 
+/// Which parameters a method trains (train/trainable_selection.h applies it).
+enum class TrainedParameters {
+  kTunersAndHead,  ///< PEFT: the attached tuners and the task head; the backbone is frozen
+  kAll,            ///< full fine-tuning
+  kBiasesAndHead,  ///< BitFit (Ben Zaken et al., 2022): every bias of the backbone and the task head
+};
+std::string to_string(TrainedParameters trained);
+
 /// A PEFT method as experiment specs name it.
 struct MethodSpec {
   std::string name;
   std::string description;
   /// Attaches the method to `model` as `parameters` say (targets, rank, CapaBoost options, …) and
-  /// returns the names of the sites it went on.
+  /// returns the names of the sites it went on (none for methods that attach no tuner).
   std::function<std::vector<std::string>(torch::nn::Module& model, const RunParameters& parameters)> attach;
+  TrainedParameters trained = TrainedParameters::kTunersAndHead;
 };
 
 /// Adds a method; a second method of the same name is refused.

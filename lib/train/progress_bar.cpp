@@ -22,7 +22,7 @@ std::string format_rate(double per_second) {
 
 }  // namespace
 
-bool ProgressOptions::stderr_is_terminal() { return isatty(fileno(stderr)) == 1; }
+bool stderr_is_terminal() { return isatty(fileno(stderr)) == 1; }
 
 std::string format_duration(double seconds) {
   const auto total = static_cast<int64_t>(std::llround(std::max(0.0, seconds)));

@@ -24,6 +24,9 @@ using ProgressStats = std::vector<std::pair<std::string, double>>;
 /// A C stream handle (an alias: TORCH_ARG pastes its type textually, which would misplace const).
 using OutputStream = std::FILE*;
 
+/// Whether stderr is a terminal (progress redraws in place) rather than a file or pipe.
+bool stderr_is_terminal();
+
 struct ProgressOptions {
   /* implicit */ ProgressOptions(int64_t total) : total_(total) {}
   /// Number of steps the loop will take.
@@ -37,8 +40,6 @@ struct ProgressOptions {
   TORCH_ARG(double, line_interval_seconds) = 30.0;
   /// Where to write (tests pass a temporary file).
   TORCH_ARG(OutputStream, stream) = stderr;
-
-  static bool stderr_is_terminal();
 };
 
 class ProgressBar {

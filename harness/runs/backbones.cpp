@@ -1,0 +1,91 @@
+#include "runs/backbones.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <functional>
+#include <map>
+
+#include "models/roberta_pretrained.h"
+#include "tokenizers/byte_level_bpe_tokenizer.h"
+
+namespace capaboost::harness {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::shared_ptr<Tokenizer> roberta_base_tokenizer(const BackboneContext& context) {
+  const fs::path dir = fs::path(context.data_root) / "tokenizers" / "roberta-base";
+  TORCH_CHECK(fs::exists(dir / "vocab.json") && fs::exists(dir / "merges.txt"),
+              "backbone: roberta-base's tokenizer files (vocab.json, merges.txt) are not in ", dir.string(),
+              "; set CAPABOOST_DATA_DIR (or the spec's data_root) to a folder with tokenizers/roberta-base/");
+  return std::make_shared<ByteLevelBpeTokenizer>(dir.string());
+}
+
+Backbone random_backbone(const RobertaOptions& shape, const std::string& what, int64_t num_labels,
+                         const BackboneContext& context) {
+  Backbone backbone;
+  backbone.tokenizer = roberta_base_tokenizer(context);
+  auto options = shape;
+  options.vocab_size(backbone.tokenizer->vocab_size()).num_labels(num_labels);
+  backbone.model = RobertaForSequenceClassification(options);
+  backbone.description = what + ", randomly initialised, roberta-base tokenizer";
+  return backbone;
+}
+
+using Builder = std::function<Backbone(int64_t num_labels, const BackboneContext&)>;
+
+const std::map<std::string, Builder>& named_backbones() {
+  static const std::map<std::string, Builder> backbones = {
+      {"roberta-base-random",
+       [](int64_t num_labels, const BackboneContext& context) {
+         return random_backbone(RobertaOptions(), "RoBERTa-base shape (12×768)", num_labels, context);
+       }},
+      {"tiny-random",
+       [](int64_t num_labels, const BackboneContext& context) {
+         return random_backbone(RobertaOptions()
+                                    .hidden_size(32)
+                                    .num_hidden_layers(2)
+                                    .num_attention_heads(4)
+                                    .intermediate_size(64)
+                                    .max_position_embeddings(130),
+                                "tiny RoBERTa (2×32)", num_labels, context);
+       }},
+  };
+  return backbones;
+}
+
+Backbone checkpoint_backbone(const fs::path& dir, int64_t num_labels) {
+  TORCH_CHECK(fs::exists(dir / "vocab.json") && fs::exists(dir / "merges.txt"),
+              "backbone: the checkpoint directory ", dir.string(),
+              " has no tokenizer files (vocab.json and merges.txt); copy them from the model's Hugging Face "
+              "repository next to config.json");
+  Backbone backbone;
+  backbone.tokenizer = std::make_shared<ByteLevelBpeTokenizer>(dir.string());
+  auto loaded = load_roberta_for_sequence_classification(dir.string(), num_labels);
+  backbone.model = loaded.model;
+  backbone.pretrained = true;
+  backbone.description = "checkpoint " + dir.string();
+  return backbone;
+}
+
+}  // namespace
+
+std::vector<std::string> backbone_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : named_backbones()) names.push_back(entry.first);
+  return names;
+}
+
+Backbone load_backbone(const std::string& name, int64_t num_labels, const BackboneContext& context) {
+  const auto named = named_backbones().find(name);
+  if (named != named_backbones().end()) return named->second(num_labels, context);
+  if (fs::exists(fs::path(name) / "config.json")) return checkpoint_backbone(name, num_labels);
+  TORCH_CHECK(false, "unknown model '", name, "': not one of ", fmt::format("{}", fmt::join(backbone_names(), ", ")),
+              " and not a directory with config.json (a Hugging Face-layout checkpoint)");
+  return {};
+}
+
+}  // namespace capaboost::harness

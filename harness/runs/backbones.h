@@ -1,0 +1,37 @@
+#pragma once
+// The backbones a spec's `model:` can name, turned into a sequence classifier and its tokenizer.
+//
+//   model: roberta-base-random      RoBERTa-base's shape, random weights, roberta-base's tokenizer
+//   model: tiny-random              2 layers × 32 wide, random weights, roberta-base's tokenizer (tests)
+//   model: /path/to/checkpoint      a Hugging Face-layout directory (config.json, model.safetensors,
+//                                   tokenizer files), e.g. a downloaded roberta-base
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/roberta.h"
+#include "tokenizers/tokenizer.h"
+
+namespace capaboost::harness {
+
+/// Where backbones find their files.
+struct BackboneContext {
+  std::string data_root;  ///< the resolved data root; random backbones take roberta-base's tokenizer from <root>/tokenizers/roberta-base
+};
+
+struct Backbone {
+  RobertaForSequenceClassification model{nullptr};
+  std::shared_ptr<Tokenizer> tokenizer;
+  bool pretrained = false;
+  std::string description;  ///< for logs and run records: what was loaded from where
+};
+
+/// Builds backbone `name` with a fresh `num_labels` head. Random weights come from the current torch
+/// seed. Unknown names that are not checkpoint directories are an error listing the known names.
+Backbone load_backbone(const std::string& name, int64_t num_labels, const BackboneContext& context);
+
+/// The named (non-directory) backbones.
+std::vector<std::string> backbone_names();
+
+}  // namespace capaboost::harness

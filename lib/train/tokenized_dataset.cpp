@@ -1,0 +1,79 @@
+#include "train/tokenized_dataset.h"
+
+#include <algorithm>
+
+#include "metrics/glue_metrics.h"
+
+namespace capaboost {
+
+TokenizedDataset TokenizedDataset::tokenize(const std::vector<Example>& examples, const Tokenizer& tokenizer,
+                                            const TaskInfo& task, int64_t max_length) {
+  TORCH_CHECK(max_length > 2, "TokenizedDataset: max_length must leave room for text, got ", max_length);
+  TokenizedDataset dataset;
+  dataset.regression_ = task.regression;
+  dataset.max_length_ = max_length;
+  dataset.pad_id_ = tokenizer.pad_id();
+  // Labels first: class_labels/score_labels name the offending line when a label is missing.
+  if (task.regression) {
+    dataset.score_labels_ = capaboost::score_labels(examples);
+  } else {
+    dataset.class_labels_ = capaboost::class_labels(examples);
+  }
+  const auto options = EncodeOptions().truncation(true).max_length(max_length);
+  dataset.ids_.reserve(examples.size());
+  for (const auto& example : examples) {
+    TORCH_CHECK(!task.is_pair() || example.text_b.has_value(), "TokenizedDataset: ", task.name,
+                " is a sentence-pair task but the example at line ", example.line, " has no second sentence");
+    const auto encoding = task.is_pair()
+                              ? tokenizer.encode(example.text_a, std::string_view(*example.text_b), options)
+                              : tokenizer.encode(example.text_a, std::nullopt, options);
+    dataset.ids_.push_back(encoding.input_ids);
+  }
+  return dataset;
+}
+
+int64_t TokenizedDataset::total_tokens() const {
+  int64_t total = 0;
+  for (const auto& ids : ids_) total += static_cast<int64_t>(ids.size());
+  return total;
+}
+
+Batch TokenizedDataset::collate(const std::vector<int64_t>& indices, BatchPadding padding) const {
+  TORCH_CHECK(!indices.empty(), "TokenizedDataset::collate: empty batch");
+  const auto batch_size = static_cast<int64_t>(indices.size());
+  int64_t longest = 0;
+  for (int64_t index : indices) {
+    TORCH_CHECK(index >= 0 && index < size(), "TokenizedDataset::collate: index ", index, " outside [0, ", size(), ")");
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(ids_[static_cast<size_t>(index)].size()));
+  }
+  const int64_t width = padding == BatchPadding::kMaxLength ? max_length_ : longest;
+  Batch batch;
+  batch.input_ids = torch::full({batch_size, width}, pad_id_, torch::kInt64);
+  batch.attention_mask = torch::zeros({batch_size, width}, torch::kInt64);
+  auto ids = batch.input_ids.accessor<int64_t, 2>();
+  auto mask = batch.attention_mask.accessor<int64_t, 2>();
+  for (int64_t row = 0; row < batch_size; ++row) {
+    const auto& example = ids_[static_cast<size_t>(indices[static_cast<size_t>(row)])];
+    for (size_t t = 0; t < example.size(); ++t) {
+      ids[row][static_cast<int64_t>(t)] = example[t];
+      mask[row][static_cast<int64_t>(t)] = 1;
+    }
+    batch.tokens += static_cast<int64_t>(example.size());
+  }
+  if (regression_) {
+    batch.labels = torch::empty({batch_size}, torch::kFloat32);
+    auto labels = batch.labels.accessor<float, 1>();
+    for (int64_t row = 0; row < batch_size; ++row) {
+      labels[row] = static_cast<float>(score_labels_[static_cast<size_t>(indices[static_cast<size_t>(row)])]);
+    }
+  } else {
+    batch.labels = torch::empty({batch_size}, torch::kInt64);
+    auto labels = batch.labels.accessor<int64_t, 1>();
+    for (int64_t row = 0; row < batch_size; ++row) {
+      labels[row] = class_labels_[static_cast<size_t>(indices[static_cast<size_t>(row)])];
+    }
+  }
+  return batch;
+}
+
+}  // namespace capaboost

@@ -1,0 +1,48 @@
+#pragma once
+// What one fine-tuning run produced: a plain struct the harness stores as a run record.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "measure/parameter_count.h"
+#include "metrics/glue_metrics.h"
+
+namespace capaboost {
+
+/// One epoch: training loss, and the task metrics on the eval and test splits after it.
+struct EpochMetrics {
+  int64_t epoch = 0;          ///< 1-based
+  double train_loss = 0;      ///< mean loss over the epoch's batches
+  MetricValues eval;          ///< task metrics on the eval split
+  double eval_score = 0;      ///< selection score on eval (selection_score)
+  MetricValues test;          ///< task metrics on the test split
+  double test_score = 0;
+  double seconds = 0;         ///< training + evaluation time of the epoch
+  int64_t train_tokens = 0;   ///< real (unpadded) tokens trained on
+};
+
+struct TrainResult {
+  /// "ok", or "diverged" when the loss became NaN or infinite (then `failure` says where).
+  std::string status = "ok";
+  std::string failure;
+  std::vector<EpochMetrics> epochs;
+  int64_t best_epoch = 0;   ///< 1-based epoch with the best eval_score (the earliest on ties); 0 if none
+  double eval_score = 0;    ///< at the best epoch
+  MetricValues test;        ///< test metrics at the best epoch
+  double test_score = 0;    ///< test selection score at the best epoch
+  ParameterReport parameters;
+  std::vector<std::pair<std::string, int64_t>> site_ranks;  ///< numerical rank of ΔW per tuned site
+  int64_t steps = 0;        ///< optimizer steps taken
+  double wall_seconds = 0;
+  double train_tokens_per_second = 0;  ///< real tokens per second of training (evaluation excluded)
+  double peak_rss_mib = 0;             ///< process peak resident memory at the end
+
+  bool ok() const { return status == "ok"; }
+  nlohmann::json to_json() const;
+};
+
+}  // namespace capaboost

@@ -1,0 +1,103 @@
+#include "train/trainer.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "peft/method_registry.h"
+#include "train/trainable_selection.h"
+#include "train_test_support.h"
+
+using namespace capaboost;
+using namespace capaboost::test;
+using Catch::Contains;
+
+namespace {
+
+// LoRA r=4 on query/value plus the head of a tiny random encoder, trained on the first `n` examples.
+TrainResult train_tiny(const std::string& task_name, int64_t n, const TrainerOptions& options,
+                       const RunParameters& method = {{"targets", {"query", "value"}}, {"rank", 4}}) {
+  const TaskInfo& task = glue_task(task_name);
+  const auto splits = small_splits(task_name, n);
+  const auto tokenizer = roberta_tokenizer();
+  TrainingData data;
+  data.task = &task;
+  data.train = TokenizedDataset::tokenize(splits.train, *tokenizer, task, 64);
+  // A slice of eval/test keeps the test fast; the metrics still come from real dev examples.
+  const auto head = [](const std::vector<Example>& examples) {
+    return std::vector<Example>(examples.begin(), examples.begin() + std::min<size_t>(64, examples.size()));
+  };
+  data.eval = TokenizedDataset::tokenize(head(splits.eval), *tokenizer, task, 64);
+  data.test = TokenizedDataset::tokenize(head(splits.test), *tokenizer, task, 64);
+  torch::manual_seed(options.seed());
+  auto model = RobertaForSequenceClassification(tiny_encoder(task.num_labels));
+  find_method("lora").attach(*model, method);
+  select_trainable_parameters(*model, TrainedParameters::kTunersAndHead, {"classifier."});
+  return train_sequence_classifier(*model, data, options);
+}
+
+}  // namespace
+
+TEST_CASE("fine-tuning on CoLA makes the training loss fall", "[train][trainer]") {
+  REQUIRE_MIRROR_AND_TOKENIZER("CoLA");
+  const auto result = train_tiny("CoLA", 256, TrainerOptions().lr(3e-3).epochs(4).batch_size(16).progress(false));
+  REQUIRE(result.ok());
+  REQUIRE(result.epochs.size() == 4);
+  CHECK(result.steps == 4 * 16);
+  // From chance (ln 2 = 0.693) towards the class prior's entropy (CoLA is 70% acceptable: 0.61).
+  INFO("epoch losses " << result.epochs.front().train_loss << " → " << result.epochs.back().train_loss);
+  CHECK(result.epochs.back().train_loss < result.epochs.front().train_loss - 0.03);
+  CHECK(result.epochs.front().eval.count("matthews_correlation") == 1);
+  CHECK(result.best_epoch >= 1);
+  CHECK(result.parameters.tuner_dense == 2 * 2 * 4 * (32 + 32));  // 2 layers × {q, v} × r(in + out)
+  REQUIRE(result.site_ranks.size() == 4);
+  for (const auto& [site, rank] : result.site_ranks) CHECK(rank == 4);  // B has left zero: rank r
+  CHECK(result.train_tokens_per_second > 0);
+}
+
+TEST_CASE("the same seed gives identical metrics twice", "[train][trainer]") {
+  REQUIRE_MIRROR_AND_TOKENIZER("RTE");
+  const auto options = TrainerOptions().lr(2e-3).epochs(2).batch_size(8).seed(7).progress(false);
+  const RunParameters capaboost = {{"targets", {"query", "value"}}, {"rank", 2}, {"branches", 2}};
+  const auto first = train_tiny("RTE", 64, options, capaboost);
+  const auto second = train_tiny("RTE", 64, options, capaboost);
+  REQUIRE(first.epochs.size() == 2);
+  for (size_t e = 0; e < 2; ++e) {
+    CHECK(first.epochs[e].train_loss == second.epochs[e].train_loss);
+    CHECK(first.epochs[e].eval == second.epochs[e].eval);
+    CHECK(first.epochs[e].test == second.epochs[e].test);
+  }
+  const auto other_seed = train_tiny("RTE", 64, TrainerOptions(options).seed(8), capaboost);
+  CHECK(other_seed.epochs[0].train_loss != first.epochs[0].train_loss);
+}
+
+TEST_CASE("regression fine-tuning reports Pearson and Spearman", "[train][trainer]") {
+  REQUIRE_MIRROR_AND_TOKENIZER("STS-B");
+  const auto result = train_tiny("STS-B", 64, TrainerOptions().lr(1e-3).epochs(1).batch_size(16).progress(false));
+  REQUIRE(result.ok());
+  CHECK(result.test.count("pearson") == 1);
+  CHECK(result.test.count("spearmanr") == 1);
+  CHECK(std::isfinite(result.epochs[0].train_loss));
+}
+
+TEST_CASE("a NaN loss stops the run with a diverged status", "[train][trainer]") {
+  REQUIRE_MIRROR_AND_TOKENIZER("RTE");
+  const TaskInfo& task = glue_task("RTE");
+  const auto splits = small_splits("RTE", 32);
+  const auto tokenizer = roberta_tokenizer();
+  TrainingData data;
+  data.task = &task;
+  data.train = TokenizedDataset::tokenize(splits.train, *tokenizer, task, 32);
+  data.eval = data.test = TokenizedDataset::tokenize(splits.eval, *tokenizer, task, 32);
+  auto model = RobertaForSequenceClassification(tiny_encoder(2));
+  {
+    torch::NoGradGuard no_grad;
+    model->classifier->out_proj->bias.fill_(std::nan(""));
+  }
+  select_trainable_parameters(*model, TrainedParameters::kAll, {"classifier."});
+  const auto result = train_sequence_classifier(*model, data, TrainerOptions().epochs(2).progress(false));
+  CHECK(result.status == "diverged");
+  CHECK_THAT(result.failure, Contains("epoch 1, step 1"));
+  CHECK_THAT(result.failure, Contains("lower the learning rate"));
+  CHECK(result.epochs.empty());
+  CHECK(result.best_epoch == 0);
+}
