@@ -1,4 +1,6 @@
 #include <fmt/format.h>
+
+#include <cstdlib>
 #include <torch/torch.h>
 
 #include "commands/commands.h"
@@ -16,6 +18,8 @@ Command env_command(CLI::App& app) {
             fmt::print("blas kernel   {}\n", info.kernel.empty() ? "-" : info.kernel);
             fmt::print("blas config   {}\n", info.config.empty() ? "-" : info.config);
             fmt::print("OPENBLAS_CORETYPE  {}\n", info.coretype_env.empty() ? "(unset)" : info.coretype_env);
+            const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+            fmt::print("OMP_WAIT_POLICY    {}\n", wait_policy != nullptr ? wait_policy : "(unset)");
             fmt::print("threads       {}\n", info.threads);
             const double gflops = runtime::measure_gemm_gflops();
             const double floor = runtime::expected_min_gemm_gflops(info.threads);

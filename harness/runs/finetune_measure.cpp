@@ -32,6 +32,15 @@ TrainerOptions trainer_options(const nlohmann::json& parameters, const RunContex
       .label(label);
 }
 
+// The number the paper's GLUE tables print: ×100 of MCC for CoLA, of the mean of Pearson and
+// Spearman for STS-B, and of accuracy for every other task (MRPC and QQP included, unlike the
+// selection score, which averages accuracy and F1 there).
+double paper_score(const TaskInfo& task, const MetricValues& test) {
+  if (task.regression) return 100.0 * (test.at("pearson") + test.at("spearmanr")) / 2.0;
+  if (test.count("matthews_correlation") > 0) return 100.0 * test.at("matthews_correlation");
+  return 100.0 * test.at("accuracy");
+}
+
 }  // namespace
 
 MeasureResult measure_finetune(const nlohmann::json& parameters, const RunContext& context) {
@@ -70,6 +79,7 @@ MeasureResult measure_finetune(const nlohmann::json& parameters, const RunContex
   measured.metrics["eval_score"] = result.eval_score;
   measured.metrics["test_score"] = result.test_score;
   for (const auto& [name, value] : result.test) measured.metrics["test_" + name] = value;
+  measured.metrics["paper_score"] = paper_score(task, result.test);
   measured.metrics["best_epoch"] = result.best_epoch;
   measured.metrics["tuner_dense_percent"] = result.parameters.tuner_dense_percent();
   measured.metrics["tuner_effective_percent"] = result.parameters.tuner_effective_percent();

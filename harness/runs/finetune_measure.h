@@ -6,7 +6,8 @@
 // bottleneck, branches, density, mask, …), task, protocol (propetl|adalora), train_limit, lr, epochs,
 // batch_size, max_length, weight_decay, warmup_ratio, grad_clip, seed.
 // Metrics: eval_score (the LR-selection score), test_score, test_<metric> for each task metric
-// (fractions, as Hugging Face reports them), best_epoch, tuner_dense_percent,
+// (fractions, as Hugging Face reports them), paper_score (the test number the paper's GLUE tables
+// print, ×100: MCC for CoLA, mean correlation for STS-B, accuracy otherwise), best_epoch, tuner_dense_percent,
 // tuner_effective_percent, trainable, steps, wall_seconds, train_tokens_per_second, peak_rss_mib.
 // Details: every epoch's metrics, ranks per site, the splits' provenance, the backbone.
 

@@ -44,7 +44,8 @@ nlohmann::json collect() {
           {"blas_library", blas.library},
           {"blas_vendor", blas.vendor},
           {"blas_kernel", blas.kernel},
-          {"openblas_coretype_env", blas.coretype_env}};
+          {"openblas_coretype_env", blas.coretype_env},
+          {"omp_wait_policy", std::getenv("OMP_WAIT_POLICY") != nullptr ? std::getenv("OMP_WAIT_POLICY") : ""}};
 }
 
 }  // namespace

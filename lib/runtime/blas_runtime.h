@@ -26,6 +26,8 @@ struct BlasInfo {
 /// is not an AVX-512 one. OpenBLAS reads the variable when the library loads (before `main`), so
 /// setting it later has no effect; a re-exec is the only way to fix it from inside the program.
 /// A value the environment already sets is never overridden. Call first thing in `main`.
+/// The same re-exec sets OMP_WAIT_POLICY=PASSIVE when unset: idle OpenMP threads then sleep instead
+/// of spinning, which keeps training fast when other processes share the cores.
 void ensure_fast_blas_kernels(int argc, char** argv);
 
 /// Sets torch's intra-op thread count: `threads` > 0 is taken as is; 0 means the environment variable

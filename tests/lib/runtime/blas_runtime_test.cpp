@@ -38,3 +38,11 @@ TEST_CASE("the slow-BLAS floor scales with threads", "[runtime]") {
   CHECK(expected_min_gemm_gflops(2) == Approx(2 * expected_min_gemm_gflops(1)));
   CHECK(expected_min_gemm_gflops(0) == expected_min_gemm_gflops(1));
 }
+
+TEST_CASE("the runtime set-up makes idle OpenMP threads sleep unless told otherwise", "[runtime]") {
+  // tests/main.cpp starts like every program: ensure_fast_blas_kernels re-executes with
+  // OMP_WAIT_POLICY=PASSIVE when the variable was unset, so it must be set by now.
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  REQUIRE(policy != nullptr);
+  CHECK(std::string(policy).size() > 0);
+}
