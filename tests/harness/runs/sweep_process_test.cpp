@@ -2,7 +2,6 @@
 // process, and a sweep killed with SIGKILL leaves readable records that a rerun keeps untouched
 // while it completes the rest.
 
-#include "harness/fixtures.h"
 #include "support/temp_dir.h"
 
 #include <catch2/catch.hpp>
@@ -35,7 +34,7 @@ std::string read(const fs::path& path) {
 }
 
 // Runs the program with `args` (each single-quoted), output to `log`; returns the exit status.
-int capaboost(const std::vector<std::string>& args, const fs::path& log) {
+int run_capaboost(const std::vector<std::string>& args, const fs::path& log) {
   std::string command = "'" + kBinary + "'";
   for (const auto& arg : args) command += " '" + arg + "'";
   const int status = std::system((command + " > '" + log.string() + "' 2>&1").c_str());
@@ -103,33 +102,28 @@ size_t count_records(const fs::path& runs) {
 
 TEST_CASE("run --jobs 2 records the same keys and metrics as --jobs 1", "[harness][process]") {
   TempDir dir;
-  const auto theorem1 = write_theorem1_spec(dir.path(), 48, 10, 6, "[42, 43]");
-  const std::string table1 = std::string(CAPABOOST_SOURCE_DIR) + "/experiments/table1_rank.yaml";
-  for (const auto& [spec, profile, runs] :
-       {std::tuple{theorem1.string(), "paper", size_t{12}}, std::tuple{table1, "smoke", size_t{6}}}) {
-    INFO(spec);
-    const auto serial = dir.path() / "serial";
-    const auto parallel = dir.path() / "parallel";
-    fs::remove_all(serial);
-    fs::remove_all(parallel);
-    REQUIRE(capaboost({"run", spec, "--profile", profile, "--results", serial.string(), "--jobs", "1"},
-                      dir.path() / "serial.log") == 0);
-    const int status = capaboost({"run", spec, "--profile", profile, "--results", parallel.string(), "--jobs", "2"},
-                                 dir.path() / "parallel.log");
-    INFO(read(dir.path() / "parallel.log"));
-    REQUIRE(status == 0);
-    CHECK_THAT(read(dir.path() / "parallel.log"), Catch::Contains("starting 2 workers"));
-    const auto one = metrics(serial);
-    const auto two = metrics(parallel);
-    CHECK(one.size() == runs);
-    CHECK(one == two);
-  }
+  // Four ranks × two seeds: each worker gets runs of both seeds.
+  const auto spec = write_theorem1_spec(dir.path(), 16, 4, 4, "[42, 43]").string();
+  const auto serial = dir.path() / "serial";
+  const auto parallel = dir.path() / "parallel";
+  REQUIRE(run_capaboost({"run", spec, "--profile", "paper", "--results", serial.string(), "--jobs", "1"},
+                        dir.path() / "serial.log") == 0);
+  const int status = run_capaboost({"run", spec, "--profile", "paper", "--results", parallel.string(), "--jobs", "2"},
+                                   dir.path() / "parallel.log");
+  INFO(read(dir.path() / "parallel.log"));
+  REQUIRE(status == 0);
+  CHECK_THAT(read(dir.path() / "parallel.log"), Catch::Contains("starting 2 workers"));
+  const auto one = metrics(serial);
+  const auto two = metrics(parallel);
+  CHECK(one.size() == 8);
+  CHECK(one == two);
 }
 
 TEST_CASE("a sweep killed with SIGKILL resumes without rewriting finished records", "[harness][process]") {
   TempDir dir;
-  constexpr int kRuns = 60;
-  const auto spec = write_theorem1_spec(dir.path(), 96, 12, kRuns / 2, "[42, 43]");
+  // Small runs: what takes the time is writing each record and its index row (both synced).
+  constexpr int kRuns = 40;
+  const auto spec = write_theorem1_spec(dir.path(), 16, 2, kRuns / 2, "[42, 43]");
   const auto results = dir.path() / "results";
   const auto runs = results / "runs";
   const auto log = dir.path() / "killed.log";
@@ -170,13 +164,13 @@ TEST_CASE("a sweep killed with SIGKILL resumes without rewriting finished record
     const auto path = runs / (key + ".json");
     files[key] = {read(path), fs::last_write_time(path)};
   }
-  REQUIRE(capaboost({"reindex", "--results", results.string()}, dir.path() / "reindex.log") == 0);
+  REQUIRE(run_capaboost({"reindex", "--results", results.string()}, dir.path() / "reindex.log") == 0);
   CHECK_THAT(read(dir.path() / "reindex.log"),
              Catch::Contains("indexed " + std::to_string(before.size()) + " run records"));
   CHECK(indexed_rows(results / "index.sqlite") == before.size());
 
   // The rerun does only what is missing and leaves the finished records untouched.
-  const int rerun = capaboost({"run", spec.string(), "--profile", "paper", "--results", results.string()},
+  const int rerun = run_capaboost({"run", spec.string(), "--profile", "paper", "--results", results.string()},
                               dir.path() / "rerun.log");
   INFO(read(dir.path() / "rerun.log"));
   REQUIRE(rerun == 0);
@@ -195,6 +189,6 @@ TEST_CASE("a sweep killed with SIGKILL resumes without rewriting finished record
     CHECK(entry.path().extension() == ".json");  // the killed writer's temp file is gone
   }
   CHECK(indexed_rows(results / "index.sqlite") == static_cast<size_t>(kRuns));
-  CHECK(capaboost({"status", spec.string(), "--profile", "paper", "--results", results.string()},
+  CHECK(run_capaboost({"status", spec.string(), "--profile", "paper", "--results", results.string()},
                   dir.path() / "status.log") == 0);
 }
