@@ -52,7 +52,9 @@ PaperNumbers load_paper_numbers(const std::string& path) {
       at(row, "each row needs 'label' and 'values' (a mapping of column to number)");
       continue;
     }
-    auto& values = numbers.rows[row["label"].as<std::string>()];
+    const auto label = row["label"].as<std::string>();
+    if (!numbers.rows.count(label)) numbers.row_order.push_back(label);
+    auto& values = numbers.rows[label];
     for (const auto& item : row["values"]) {
       const auto column = item.first.as<std::string>();
       if (item.second.IsMap() && item.second["mean"]) {

@@ -23,6 +23,7 @@ struct PaperNumbers {
   std::string source;
   std::string metric;
   std::map<std::string, std::map<std::string, ReportedValue>> rows;  // row label → column label → value
+  std::vector<std::string> row_order;  ///< row labels in file order (for rows the spec does not measure)
 };
 
 /// Loads a paper-numbers file; errors name the file and line.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -65,6 +66,16 @@ const ReportedValue* find_reported(const TableDocument& d, const std::string& ro
   return c == r->second.end() ? nullptr : &c->second;
 }
 
+// Paper rows with no measured row of the same label (methods the suite does not run), in file order.
+std::vector<std::string> paper_only_rows(const TableDocument& d) {
+  std::vector<std::string> rows;
+  if (!d.paper) return rows;
+  for (const auto& row : d.paper->row_order) {
+    if (std::find(d.cells.rows.begin(), d.cells.rows.end(), row) == d.cells.rows.end()) rows.push_back(row);
+  }
+  return rows;
+}
+
 size_t seed_count(const TableDocument& d) {
   size_t n = 0;
   for (const auto& [row, columns] : d.cells.cells) {
@@ -119,12 +130,13 @@ std::string render_latex(const TableDocument& d) {
   out += "Method";
   for (const auto& column : d.cells.columns) out += " & " + latex_escape(column_title(d, column));
   out += " \\\\\n\\midrule\n";
+  auto paper_row = [&](const std::string& row) {
+    out += latex_escape(row) + "*";
+    for (const auto& column : d.cells.columns) out += " & $" + reported_text(find_reported(d, row, column), d.decimals, true) + "$";
+    out += " \\\\\n";
+  };
   for (const auto& row : d.cells.rows) {
-    if (d.paper && d.paper->rows.count(row)) {
-      out += latex_escape(row) + "*";
-      for (const auto& column : d.cells.columns) out += " & $" + reported_text(find_reported(d, row, column), d.decimals, true) + "$";
-      out += " \\\\\n";
-    }
+    if (d.paper && d.paper->rows.count(row)) paper_row(row);
     out += latex_escape(row) + (d.paper ? " (ours)" : "");
     for (const auto& column : d.cells.columns) {
       const std::string text = measured_text(find_cell(d, row, column), d.decimals, true);
@@ -133,6 +145,9 @@ std::string render_latex(const TableDocument& d) {
     }
     out += " \\\\\n";
   }
+  const auto paper_only = paper_only_rows(d);
+  if (!paper_only.empty()) out += "\\midrule\n";
+  for (const auto& row : paper_only) paper_row(row);
   out += "\\bottomrule\n\\end{tabular}\n\\end{table}\n";
   return out;
 }
@@ -144,12 +159,15 @@ std::string render_csv(const TableDocument& d) {
     for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
+  auto paper_line = [&](const std::string& row, const std::string& column) {
+    if (const auto* reported = find_reported(d, row, column)) {
+      out += fmt::format("{},{},paper,{},{},,,,,\n", quote(row), quote(column), reported->mean,
+                         reported->std ? fmt::format("{}", *reported->std) : "");
+    }
+  };
   for (const auto& row : d.cells.rows) {
     for (const auto& column : d.cells.columns) {
-      if (const auto* reported = find_reported(d, row, column)) {
-        out += fmt::format("{},{},paper,{},{},,,,,\n", quote(row), quote(column), reported->mean,
-                           reported->std ? fmt::format("{}", *reported->std) : "");
-      }
+      paper_line(row, column);
       if (const auto* cell = find_cell(d, row, column)) {
         out += fmt::format("{},{},measured,{},{},{},{},{},{},{}\n", quote(row), quote(column),
                            cell->empty() ? "" : fmt::format("{}", cell->mean()),
@@ -158,6 +176,9 @@ std::string render_csv(const TableDocument& d) {
                            fmt::format("{}", fmt::join(cell->keys, " ")));
       }
     }
+  }
+  for (const auto& row : paper_only_rows(d)) {
+    for (const auto& column : d.cells.columns) paper_line(row, column);
   }
   return out;
 }
@@ -169,16 +190,18 @@ std::string render_markdown(const TableDocument& d) {
   out += "\n|---|";
   for (size_t i = 0; i < d.cells.columns.size(); ++i) out += "---|";
   out += "\n";
+  auto paper_row = [&](const std::string& row) {
+    out += "| " + row + "* |";
+    for (const auto& column : d.cells.columns) out += " " + reported_text(find_reported(d, row, column), d.decimals, false) + " |";
+    out += "\n";
+  };
   for (const auto& row : d.cells.rows) {
-    if (d.paper && d.paper->rows.count(row)) {
-      out += "| " + row + "* |";
-      for (const auto& column : d.cells.columns) out += " " + reported_text(find_reported(d, row, column), d.decimals, false) + " |";
-      out += "\n";
-    }
+    if (d.paper && d.paper->rows.count(row)) paper_row(row);
     out += "| " + row + (d.paper ? " (ours)" : "") + " |";
     for (const auto& column : d.cells.columns) out += " " + measured_text(find_cell(d, row, column), d.decimals, false) + " |";
     out += "\n";
   }
+  for (const auto& row : paper_only_rows(d)) paper_row(row);
   return out;
 }
 

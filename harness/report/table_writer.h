@@ -24,6 +24,8 @@ struct TableDocument {
 
 /// A booktabs table: mean with ± std over seeds as a subscript, the best measured entry per column
 /// in bold, paper rows marked *, the profile and seed count in the caption, run keys as a comment.
+/// Paper rows without a measured row of the same label (methods the suite does not run) follow the
+/// measured rows, in the paper file's order, in all three formats.
 std::string render_latex(const TableDocument& document);
 /// Long format: row, column, source (paper|measured), mean, std, n, failed, missing, lr, run keys.
 std::string render_csv(const TableDocument& document);

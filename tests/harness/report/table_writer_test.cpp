@@ -1,0 +1,69 @@
+// Paper-only rows: rows of the paper's numbers that no spec row measures (methods the suite does
+// not run) are shown after the measured rows, marked *, in the paper file's order.
+
+#include "report/table_writer.h"
+
+#include <catch2/catch.hpp>
+
+using namespace capaboost::harness;
+
+namespace {
+
+// One measured row (LoRA) beside paper numbers for LoRA and two methods the suite does not run.
+TableDocument document_with_paper_only_rows() {
+  TableDocument document;
+  document.spec_name = "glue";
+  document.title = "GLUE";
+  document.profile = "smoke";
+  document.metric = "test_score";
+  document.cells.rows = {"LoRA"};
+  document.cells.columns = {"CoLA"};
+  Cell cell;
+  cell.values = {61.0, 62.0};
+  cell.keys = {"k1", "k2"};
+  document.cells.cells["LoRA"]["CoLA"] = cell;
+  PaperNumbers paper;
+  paper.metric = "test_score";
+  paper.rows["Prefix-Tuning"]["CoLA"] = {63.27, std::nullopt};
+  paper.rows["LoRA"]["CoLA"] = {62.24, std::nullopt};
+  paper.rows["AdaMix"]["CoLA"] = {63.19, 1.1};
+  paper.row_order = {"Prefix-Tuning", "LoRA", "AdaMix"};  // not alphabetical: file order must win
+  document.paper = paper;
+  return document;
+}
+
+}  // namespace
+
+TEST_CASE("LaTeX shows paper-only rows after the measured rows in paper order", "[harness][report]") {
+  const auto latex = render_latex(document_with_paper_only_rows());
+  const auto lora_paper = latex.find("LoRA* & $62.2$ \\\\\n");
+  const auto lora_ours = latex.find("LoRA (ours) & $\\mathbf{61.5_{\\pm 0.7}}$ \\\\\n");
+  const auto prefix = latex.find("\\midrule\nPrefix-Tuning* & $63.3$ \\\\\n");
+  const auto adamix = latex.find("AdaMix* & $63.2_{\\pm 1.1}$ \\\\\n");
+  REQUIRE(lora_paper != std::string::npos);
+  REQUIRE(lora_ours != std::string::npos);
+  REQUIRE(prefix != std::string::npos);
+  REQUIRE(adamix != std::string::npos);
+  CHECK(lora_paper < lora_ours);
+  CHECK(lora_ours < prefix);
+  CHECK(prefix < adamix);
+}
+
+TEST_CASE("Markdown and CSV show paper-only rows too", "[harness][report]") {
+  const auto document = document_with_paper_only_rows();
+  const auto markdown = render_markdown(document);
+  CHECK_THAT(markdown, Catch::EndsWith("| LoRA (ours) | 61.5 ± 0.7 |\n| Prefix-Tuning* | 63.3 |\n| AdaMix* | 63.2 ± 1.1 |\n"));
+  const auto csv = render_csv(document);
+  CHECK_THAT(csv, Catch::EndsWith("\"Prefix-Tuning\",\"CoLA\",paper,63.27,,,,,,\n\"AdaMix\",\"CoLA\",paper,63.19,1.1,,,,,\n"));
+}
+
+TEST_CASE("without paper-only rows the LaTeX table has no extra rule", "[harness][report]") {
+  auto document = document_with_paper_only_rows();
+  document.paper->rows.erase("Prefix-Tuning");
+  document.paper->rows.erase("AdaMix");
+  document.paper->row_order = {"LoRA"};
+  const auto latex = render_latex(document);
+  CHECK(latex.find("\\midrule\n\\bottomrule") == std::string::npos);
+  CHECK(latex.find("Prefix-Tuning") == std::string::npos);
+  CHECK_THAT(latex, Catch::Contains("LoRA (ours) & $\\mathbf{61.5_{\\pm 0.7}}$ \\\\\n\\bottomrule"));
+}
