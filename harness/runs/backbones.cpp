@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -35,6 +36,8 @@ Backbone random_backbone(const RobertaOptions& shape, const std::string& what, i
   return backbone;
 }
 
+Backbone hub_checkpoint(const std::string& name, int64_t num_labels);
+
 using Builder = std::function<Backbone(int64_t num_labels, const BackboneContext&)>;
 
 const std::map<std::string, Builder>& named_backbones() {
@@ -43,6 +46,7 @@ const std::map<std::string, Builder>& named_backbones() {
        [](int64_t num_labels, const BackboneContext& context) {
          return random_backbone(RobertaOptions(), "RoBERTa-base shape (12×768)", num_labels, context);
        }},
+      {"roberta-base", [](int64_t num_labels, const BackboneContext&) { return hub_checkpoint("roberta-base", num_labels); }},
       {"tiny-random",
        [](int64_t num_labels, const BackboneContext& context) {
          return random_backbone(RobertaOptions()
@@ -69,6 +73,23 @@ Backbone checkpoint_backbone(const fs::path& dir, int64_t num_labels) {
   backbone.pretrained = true;
   backbone.description = "checkpoint " + dir.string();
   return backbone;
+}
+
+// Downloaded Hugging Face checkpoints live in $CAPABOOST_CHECKPOINTS/<name> (default
+// ~/.cache/capaboost/checkpoints/<name>); nothing can be downloaded at run time on an offline machine.
+fs::path checkpoint_root() {
+  if (const char* env = std::getenv("CAPABOOST_CHECKPOINTS"); env != nullptr && *env != '\0') return env;
+  const char* home = std::getenv("HOME");
+  return fs::path(home != nullptr ? home : ".") / ".cache" / "capaboost" / "checkpoints";
+}
+
+Backbone hub_checkpoint(const std::string& name, int64_t num_labels) {
+  const fs::path dir = checkpoint_root() / name;
+  TORCH_CHECK(fs::exists(dir / "config.json"), "model '", name, "' needs its pre-trained checkpoint in ", dir.string(),
+              " (config.json, model.safetensors, vocab.json, merges.txt); with internet: `huggingface-cli download ",
+              name, " config.json model.safetensors vocab.json merges.txt --local-dir ", dir.string(),
+              "`, or set CAPABOOST_CHECKPOINTS to the folder that holds it. Offline, use model: mini.");
+  return checkpoint_backbone(dir, num_labels);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #pragma once
 // The backbones a spec's `model:` can name, turned into a sequence classifier and its tokenizer.
 //
+//   model: roberta-base             the pre-trained checkpoint in $CAPABOOST_CHECKPOINTS/roberta-base
 //   model: roberta-base-random      RoBERTa-base's shape, random weights, roberta-base's tokenizer
 //   model: tiny-random              2 layers × 32 wide, random weights, roberta-base's tokenizer (tests)
 //   model: /path/to/checkpoint      a Hugging Face-layout directory (config.json, model.safetensors,

@@ -81,12 +81,13 @@ std::vector<RunConfig> expand_spec(const Spec& spec, const std::string& profile,
   }
   const auto seeds = overlay.seeds.value_or(spec.seeds);
   const auto lr_grid = overlay.lr_grid.value_or(spec.lr_grid);
+  const Axes zip = overlay.zip.value_or(spec.zip);
 
   std::vector<RunConfig> runs;
   std::set<std::string> seen;
   for (const auto& row : spec.rows) {
     for (const auto& grid_point : grid_points(grid)) {
-      for (const auto& zip_point : zip_points(spec.zip)) {
+      for (const auto& zip_point : zip_points(zip)) {
         const std::vector<double> lrs = lr_grid.empty() ? std::vector<double>{-1.0} : lr_grid;
         for (double lr : lrs) {
           for (int64_t seed : seeds) {

@@ -12,8 +12,10 @@ namespace {
 
 std::vector<ParameterDef> make_definitions() {
   using T = ParameterType;
-  const std::vector<std::string> tasks{"cola", "sst2", "sst2-10k", "mrpc", "stsb", "rte", "qnli", "qqp", "mnli",
-                                       "squad-v1", "squad-v2", "none"};
+  // GLUE names as the paper's tables print them, so that a `columns: task` table lines up with the
+  // paper-numbers files.
+  const std::vector<std::string> tasks{"CoLA", "SST-2", "SST-2-10k", "MRPC", "STS-B", "RTE", "QNLI", "QQP", "MNLI",
+                                       "SQuAD-v1.1", "SQuAD-v2.0", "none"};
   return {
       {"model", T::kString, "backbone: a known name or a Hugging Face-layout checkpoint directory", {}, false, {}, {}},
       {"method", T::kString, "PEFT method (see `capaboost methods`)", {}, false, {}, {}, capaboost::method_names},

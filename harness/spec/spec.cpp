@@ -117,11 +117,12 @@ class Reader {
     ProfileOverlay overlay;
     const std::string where = fmt::format("profile '{}'", name);
     if (!expect_map(node, where)) return overlay;
-    check_keys(node, {"set", "seeds", "lr_grid", "grid"}, where);
+    check_keys(node, {"set", "seeds", "lr_grid", "grid", "zip"}, where);
     if (node["set"]) overlay.set = parameters(node["set"], where + " set");
     if (node["seeds"]) overlay.seeds = list<int64_t>(node["seeds"], "seeds", 0, false);
     if (node["lr_grid"]) overlay.lr_grid = list<double>(node["lr_grid"], "lr_grid", 0, true);
     if (node["grid"]) overlay.grid = axes(node["grid"], where + " grid");
+    if (node["zip"]) overlay.zip = axes(node["zip"], where + " zip");
     return overlay;
   }
 
@@ -147,6 +148,7 @@ void merge_overlay(ProfileOverlay& into, const ProfileOverlay& from) {
   for (auto& [key, value] : from.set.items()) into.set[key] = value;
   if (from.seeds) into.seeds = from.seeds;
   if (from.lr_grid) into.lr_grid = from.lr_grid;
+  if (from.zip) into.zip = from.zip;
   for (const auto& axis : from.grid) {
     auto it = std::find_if(into.grid.begin(), into.grid.end(), [&](const auto& a) { return a.first == axis.first; });
     if (it == into.grid.end()) {
@@ -228,13 +230,19 @@ void check_consistency(Reader& reader, const YAML::Node& root, const Spec& spec)
     if (axis.first == "seed") reader.error(root["grid"], "put seeds in 'seeds:', not in grid");
     if (axis.first == "lr" && !spec.lr_grid.empty()) reader.error(root["grid"], "'lr' is both a grid axis and lr_grid; keep lr_grid");
   }
-  size_t zip_length = 0;
-  for (const auto& axis : spec.zip) {
-    if (zip_length && axis.second.size() != zip_length) {
-      reader.error(root["zip"], fmt::format("zip axes must have equal lengths; '{}' has {} values, expected {}",
-                                            axis.first, axis.second.size(), zip_length));
+  const auto check_zip = [&](const Axes& zip, const YAML::Node& node, const std::string& where) {
+    size_t zip_length = 0;
+    for (const auto& axis : zip) {
+      if (zip_length && axis.second.size() != zip_length) {
+        reader.error(node, fmt::format("{} axes must have equal lengths; '{}' has {} values, expected {}", where,
+                                       axis.first, axis.second.size(), zip_length));
+      }
+      zip_length = axis.second.size();
     }
-    zip_length = axis.second.size();
+  };
+  check_zip(spec.zip, root["zip"], "zip");
+  for (const auto& [name, overlay] : spec.profiles) {
+    if (overlay.zip) check_zip(*overlay.zip, root["profiles"][name]["zip"], "profile '" + name + "' zip");
   }
 }
 

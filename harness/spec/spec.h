@@ -12,7 +12,7 @@
 //   zip: {rank: [8, 16], alpha: [12, 24]}  # axes expanded together, element by element
 //   seeds: [42, 43, 44]               # an axis of its own; tables show mean ± std over it
 //   lr_grid: [1e-4, 3e-4]             # learning rates; reports keep the best on eval per cell
-//   profiles: {mini: {set: {...}, seeds: [42], grid: {...}}}  # overlays on experiments/profiles.yaml
+//   profiles: {mini: {set: {...}, seeds: [42], grid: {...}, zip: {...}}}  # overlays on experiments/profiles.yaml
 //   report: {table: {rows: label, columns: rank, metric: rank, decimals: 0}}
 //
 // Loading validates everything and reports all problems at once, with file:line and did-you-mean.
@@ -44,6 +44,7 @@ struct ProfileOverlay {
   std::optional<std::vector<int64_t>> seeds;
   std::optional<std::vector<double>> lr_grid;
   Axes grid;  ///< axes named here replace the spec's axes of the same name
+  std::optional<Axes> zip;  ///< replaces the spec's zip axes as a whole (e.g. fewer tasks)
 };
 
 struct TableLayout {
