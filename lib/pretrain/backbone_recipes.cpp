@@ -17,8 +17,14 @@ nlohmann::json sentencepiece_options(int64_t vocab_size) {
           {"num_threads", 2}};
 }
 
-// The whole corpus (~4M words), an 8k unigram vocabulary and a 4-layer encoder of width 256:
-// MINI_RECIPE_MEASUREMENT
+// The whole corpus (~4M words), an 8k unigram vocabulary and a 4-layer encoder of width 256 (5.3M
+// parameters). Measured training throughput of this shape (blocks of 128, batch 32, random ids, after two
+// warm-up steps; /tmp measurement program over pretrain_mlm) on the 2-core AMD EPYC: 1715 tok/s on one
+// thread with the machine loaded by parallel compiles (load 7); a second thread adds ~1.7× on an idle
+// machine (the GEMMs are 90% of a step), i.e. ~3000 tok/s. For comparison on one loaded thread: 3 layers
+// 2270 tok/s, width 192 (FFN 768) 2415 tok/s, 6 layers 1202 tok/s, batch 64 1657 tok/s (no gain). 800
+// steps × 4096 tokens = 3.3M tokens (~0.6 epoch) take ~18 min at 3000 tok/s (~22 min at 2500), leaving
+// ~8 min for the corpus, SentencePiece training, encoding and the held-out evaluations.
 BackboneRecipe mini() {
   BackboneRecipe recipe;
   recipe.profile = "mini";
@@ -29,11 +35,11 @@ BackboneRecipe mini() {
   recipe.train_blocks = TextBlockOptions().block_size(128);
   recipe.heldout_max_blocks = 256;
   recipe.pretrain = MlmPretrainOptions()
-                        .steps(3000)
+                        .steps(800)
                         .batch_size(32)
-                        .peak_lr(1e-3)
+                        .peak_lr(7e-4)
                         .warmup_ratio(0.06)
-                        .eval_every(500)
+                        .eval_every(200)
                         .eval_max_blocks(256);
   return recipe;
 }
