@@ -19,12 +19,13 @@ nlohmann::json sentencepiece_options(int64_t vocab_size) {
 
 // The whole corpus (~4M words), an 8k unigram vocabulary and a 4-layer encoder of width 256 (5.3M
 // parameters). Measured training throughput of this shape (blocks of 128, batch 32, random ids, after two
-// warm-up steps; /tmp measurement program over pretrain_mlm) on the 2-core AMD EPYC: 1715 tok/s on one
-// thread with the machine loaded by parallel compiles (load 7); a second thread adds ~1.7× on an idle
-// machine (the GEMMs are 90% of a step), i.e. ~3000 tok/s. For comparison on one loaded thread: 3 layers
-// 2270 tok/s, width 192 (FFN 768) 2415 tok/s, 6 layers 1202 tok/s, batch 64 1657 tok/s (no gain). 800
-// steps × 4096 tokens = 3.3M tokens (~0.6 epoch) take ~18 min at 3000 tok/s (~22 min at 2500), leaving
-// ~8 min for the corpus, SentencePiece training, encoding and the held-out evaluations.
+// warm-up steps, through pretrain_mlm) on the 2-core AMD EPYC while other builds loaded the machine
+// (load 5-8): 3358 tok/s on one thread, 3027 tok/s on two with OMP_WAIT_POLICY=PASSIVE, but only 236 tok/s
+// on two with OpenMP's default spinning (oversubscribed cores), 1715 tok/s on one thread at load 8. Other
+// shapes, one thread at load 7: 3 layers 2270 tok/s, width 192 (FFN 768) 2415, 6 layers 1202, batch 64
+// 1657 (no gain over 32). 800 steps × 4096 tokens = 3.3M tokens (~0.6 epoch) take ~18 min at 3000 tok/s,
+// leaving ~10 min of the 30-minute budget for the corpus, SentencePiece training, encoding and the
+// held-out evaluations (4 × 256 blocks, forward only).
 BackboneRecipe mini() {
   BackboneRecipe recipe;
   recipe.profile = "mini";
