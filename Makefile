@@ -70,3 +70,12 @@ bench: build
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# The offline pre-trained encoder (issue #6): corpus → SentencePiece → MLM pre-training, cached under
+# $CAPABOOST_CACHE (default ~/.cache/capaboost)/backbones; prints the model directory.
+.PHONY: backbone-mini backbone-smoke
+backbone-mini: build corpus-sources
+	$(CAPABOOST) backbone --profile mini
+
+backbone-smoke: build corpus-sources
+	$(CAPABOOST) backbone --profile smoke

@@ -40,5 +40,7 @@ Command reindex_command(CLI::App& app);
 Command report_command(CLI::App& app);
 /// `capaboost methods` / `capaboost measures`: what specs may name.
 Command methods_command(CLI::App& app);
+/// `capaboost backbone [--profile P] [--cache DIR]`: the offline pre-trained encoder's directory.
+Command backbone_command(CLI::App& app);
 
 }  // namespace capaboost::harness

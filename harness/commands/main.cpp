@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   commands.push_back(capaboost::harness::report_command(app));
   commands.push_back(capaboost::harness::reindex_command(app));
   commands.push_back(capaboost::harness::methods_command(app));
+  commands.push_back(capaboost::harness::backbone_command(app));
 
   try {
     app.parse(argc, argv);

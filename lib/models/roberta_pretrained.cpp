@@ -43,6 +43,18 @@ Pretrained<RobertaForSequenceClassification> load_roberta_for_sequence_classific
   return {model, std::move(report)};
 }
 
+Pretrained<RobertaForMaskedLM> load_roberta_for_masked_lm(const std::string& dir) {
+  RobertaForMaskedLM model(load_roberta_config(file_in(dir, kConfigFileName)));
+  SafetensorsFile weights(file_in(dir, kWeightsFileName));
+  auto options = StateDictLoadOptions()
+                     .base_prefix("roberta.")
+                     .ignore({R"((.+\.)?embeddings\.(position_ids|token_type_ids))",
+                              R"(lm_head\.decoder\.(weight|bias))"})
+                     .allow_unexpected({R"((roberta\.)?pooler\..*)"});
+  auto report = load_state_dict(*model, weights, options);
+  return {model, std::move(report)};
+}
+
 Pretrained<RobertaModel> load_roberta_model(const std::string& dir, bool add_pooling_layer) {
   RobertaModel model(load_roberta_config(file_in(dir, kConfigFileName)), add_pooling_layer);
   SafetensorsFile weights(file_in(dir, kWeightsFileName));
@@ -61,6 +73,10 @@ void save_pretrained(RobertaForSequenceClassificationImpl& model, const std::str
 
 void save_pretrained(RobertaModelImpl& model, const std::string& dir, bool include_tuners) {
   save_directory(model, roberta_config_json(model.options, "RobertaModel"), dir, include_tuners);
+}
+
+void save_pretrained(RobertaForMaskedLMImpl& model, const std::string& dir, bool include_tuners) {
+  save_directory(model, roberta_config_json(model.options, "RobertaForMaskedLM"), dir, include_tuners);
 }
 
 }  // namespace capaboost

@@ -12,6 +12,7 @@
 
 #include "checkpoint/state_dict.h"
 #include "models/roberta.h"
+#include "models/roberta_for_masked_lm.h"
 
 namespace capaboost {
 
@@ -40,6 +41,11 @@ struct Pretrained {
 Pretrained<RobertaForSequenceClassification> load_roberta_for_sequence_classification(
     const std::string& dir, std::optional<int64_t> num_labels = std::nullopt);
 
+/// RobertaForMaskedLM from `dir`: the encoder and the LM head must both be there (a pooler is accepted
+/// and ignored; explicit `lm_head.decoder.*` tensors, which PyTorch-format conversions carry, are ignored
+/// because the decoder is tied to the word embeddings and `lm_head.bias`).
+Pretrained<RobertaForMaskedLM> load_roberta_for_masked_lm(const std::string& dir);
+
 /// The bare encoder from `dir` (with or without a pooler, as transformers' add_pooling_layer).
 Pretrained<RobertaModel> load_roberta_model(const std::string& dir, bool add_pooling_layer = false);
 
@@ -49,5 +55,7 @@ Pretrained<RobertaModel> load_roberta_model(const std::string& dir, bool add_poo
 void save_pretrained(RobertaForSequenceClassificationImpl& model, const std::string& dir,
                      bool include_tuners = false);
 void save_pretrained(RobertaModelImpl& model, const std::string& dir, bool include_tuners = false);
+/// The tied decoder is written once, as the word embeddings (transformers omits lm_head.decoder.*).
+void save_pretrained(RobertaForMaskedLMImpl& model, const std::string& dir, bool include_tuners = false);
 
 }  // namespace capaboost

@@ -1,0 +1,32 @@
+#include <fmt/format.h>
+
+#include <string>
+
+#include "commands/commands.h"
+#include "pretrain/backbone_builder.h"
+#include "pretrain/backbone_recipes.h"
+
+namespace capaboost::harness {
+
+Command backbone_command(CLI::App& app) {
+  auto* sub = app.add_subcommand(
+      "backbone",
+      "Pre-train (or find in the cache) the offline RoBERTa encoder of a profile; prints its directory");
+  struct Options {
+    std::string profile = "mini";
+    std::string cache;
+  };
+  auto options = std::make_shared<Options>();
+  sub->add_option("--profile", options->profile, "backbone recipe")
+      ->check(CLI::IsMember(backbone_profiles()))
+      ->capture_default_str();
+  sub->add_option("--cache", options->cache, "cache root (default: $CAPABOOST_CACHE or ~/.cache/capaboost)");
+  return {sub, [options] {
+            const auto env = options->cache.empty() ? BackboneEnvironment::from_environment()
+                                                    : BackboneEnvironment::at(options->cache);
+            fmt::print("{}\n", ensure_backbone(options->profile, env));
+            return 0;
+          }};
+}
+
+}  // namespace capaboost::harness

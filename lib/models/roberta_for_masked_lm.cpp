@@ -1,0 +1,62 @@
+#include "models/roberta_for_masked_lm.h"
+
+namespace capaboost {
+
+RobertaLMHeadImpl::RobertaLMHeadImpl(const RobertaOptions& options, torch::nn::Embedding word_embeddings)
+    : word_embeddings_(std::move(word_embeddings)) {
+  TORCH_CHECK(word_embeddings_ && word_embeddings_->weight.size(0) == options.vocab_size() &&
+                  word_embeddings_->weight.size(1) == options.hidden_size(),
+              "RobertaLMHead: the tied word embeddings must be (vocab_size, hidden_size) = (",
+              options.vocab_size(), ", ", options.hidden_size(), ")");
+  dense = register_module("dense", TunableLinear(options.hidden_size(), options.hidden_size()));
+  layer_norm = register_module(
+      "layer_norm", torch::nn::LayerNorm(
+                        torch::nn::LayerNormOptions({options.hidden_size()}).eps(options.layer_norm_eps())));
+  bias = register_parameter("bias", torch::zeros({options.vocab_size()}));
+}
+
+torch::Tensor RobertaLMHeadImpl::forward(const torch::Tensor& features) {
+  // transformers' RobertaLMHead always uses the exact (erf) GELU here, whatever config.hidden_act says.
+  auto x = layer_norm->forward(torch::gelu(dense->forward(features)));      // (…, C)
+  return torch::nn::functional::linear(x, word_embeddings_->weight, bias);  // (…, V)
+}
+
+RobertaForMaskedLMImpl::RobertaForMaskedLMImpl(const RobertaOptions& options_) : options(options_) {
+  roberta = register_module("roberta", RobertaModel(options, /*add_pooling_layer=*/false));
+  lm_head = register_module("lm_head", RobertaLMHead(options, roberta->embeddings->word_embeddings));
+  // The encoder initialised itself; the head's dense and layer_norm get the same recipe, bias stays 0.
+  init_roberta_weights(*lm_head, options.initializer_range());
+}
+
+MaskedLMOutput RobertaForMaskedLMImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& labels,
+                                               const torch::Tensor& attention_mask) {
+  TORCH_CHECK(labels.sizes() == input_ids.sizes(), "RobertaForMaskedLM: labels ", labels.sizes(),
+              " must have the shape of input_ids ", input_ids.sizes());
+  auto hidden = roberta->forward(input_ids, attention_mask).last_hidden_state;  // (B, T, C)
+  const auto flat_labels = labels.reshape({-1});                                // (B·T)
+  const auto positions = (flat_labels != kIgnoreLabel).nonzero().squeeze(1);    // (N)
+  TORCH_CHECK(
+      positions.numel() > 0,
+      "RobertaForMaskedLM: no position has an MLM target (every label is -100); mask at least one token");
+  // Gathering before the head skips the (B·T − N) × V logits nobody reads: with 15% masking the
+  // vocabulary projection costs ~1/7 of the full one.
+  const auto selected = hidden.reshape({-1, hidden.size(-1)}).index_select(0, positions);  // (N, C)
+  MaskedLMOutput out;
+  out.labels = flat_labels.index_select(0, positions);  // (N)
+  out.logits = lm_head->forward(selected);              // (N, V)
+  out.loss = torch::nn::functional::cross_entropy(out.logits, out.labels);
+  return out;
+}
+
+torch::Tensor RobertaForMaskedLMImpl::full_logits(const torch::Tensor& input_ids,
+                                                  const torch::Tensor& attention_mask) {
+  return lm_head->forward(roberta->forward(input_ids, attention_mask).last_hidden_state);  // (B, T, V)
+}
+
+torch::Tensor masked_lm_loss(const torch::Tensor& logits, const torch::Tensor& labels) {
+  return torch::nn::functional::cross_entropy(
+      logits.reshape({-1, logits.size(-1)}), labels.reshape({-1}),
+      torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kIgnoreLabel));
+}
+
+}  // namespace capaboost

@@ -1,0 +1,103 @@
+#pragma once
+// An offline pre-trained encoder, built once and cached: corpus → tokenizer → MLM pre-training →
+// a Hugging Face model directory (config.json, model.safetensors, the tokenizer files, pretrain.json).
+//
+//   auto dir = ensure_backbone("mini");   // builds on the first call, a cache hit afterwards
+//   auto [model, report] = load_roberta_for_sequence_classification(dir, 2);
+//
+// The directory is <cache>/backbones/<profile>-<key12>, key = SHA-256 of everything the weights depend
+// on (corpus manifest digest, tokenizer options, model config, block and pre-training options, seed,
+// kBackboneCodeVersion). A build runs in a temporary sibling directory renamed into place at the end,
+// so a killed build never leaves a directory that looks complete.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "models/roberta_config.h"
+#include "pretrain/mlm_pretrainer.h"
+#include "pretrain/text_blocks.h"
+#include "tokenizers/tokenizer.h"
+
+namespace capaboost {
+
+/// Bump when a code change alters what a recipe produces, so old cache entries stop matching.
+inline constexpr const char* kBackboneCodeVersion = "roberta-mlm-backbone/1";
+
+/// Where backbones and their inputs live.
+struct BackboneEnvironment {
+  /// Root of the cache: backbones/, corpus/ below it.
+  std::string cache_root;
+  /// npm prefix holding the corpus source packages.
+  std::string npm_prefix;
+
+  /// cache_root = $CAPABOOST_CACHE, else $HOME/.cache/capaboost; npm_prefix = <cache_root>/npm.
+  static BackboneEnvironment from_environment();
+  /// `cache_root` given, npm_prefix = <cache_root>/npm.
+  static BackboneEnvironment at(const std::string& cache_root);
+};
+
+/// The text a backbone is pre-trained on (one sentence or paragraph per line).
+struct CorpusText {
+  std::string train_path;
+  std::string heldout_path;
+  nlohmann::json manifest;      ///< what the corpus was built from (recorded in pretrain.json)
+  std::string manifest_sha256;  ///< identifies the corpus in the cache key
+};
+
+/// How a backbone's inputs are produced: the real corpus and SentencePiece trainer for the named
+/// profiles (corpus_backbone_stages), small fixtures in tests.
+struct BackboneStages {
+  /// Writes (or reuses) the corpus under the given directory.
+  std::function<CorpusText(const std::string& corpus_dir)> build_corpus;
+  /// Trains a tokenizer on the training text and writes its files into the given directory (they ship
+  /// inside the backbone directory).
+  std::function<void(const std::string& train_text, const std::string& out_dir)> train_tokenizer;
+  /// Loads the tokenizer train_tokenizer wrote.
+  std::function<std::shared_ptr<Tokenizer>(const std::string& dir)> load_tokenizer;
+};
+
+/// Everything that fixes a backbone's weights.
+struct BackboneRecipe {
+  /// Name used in the directory name ("mini", "smoke").
+  std::string profile;
+  /// Options of the corpus stage as canonical JSON (key and corpus directory name).
+  nlohmann::json corpus_options = nlohmann::json::object();
+  /// Options of the tokenizer stage as canonical JSON.
+  nlohmann::json tokenizer_options = nlohmann::json::object();
+  /// The encoder's shape and regularisation; vocab_size and pad_token_id come from the trained tokenizer,
+  /// max_position_embeddings from the block size (+ 2, RoBERTa's padding offset).
+  RobertaOptions model;
+  TextBlockOptions train_blocks;
+  /// Held-out blocks encoded (block_size is train_blocks'; max_blocks bounds the evaluation cost).
+  int64_t heldout_max_blocks = 0;
+  double mlm_probability = 0.15;
+  MlmPretrainOptions pretrain;
+
+  /// The model options actually built for a tokenizer of `vocab_size` ids padded with `pad_id`.
+  RobertaOptions model_options(int64_t vocab_size, int64_t pad_id) const;
+  /// Everything hashed into the cache key, given the corpus manifest digest.
+  nlohmann::json key_material(const std::string& manifest_sha256) const;
+};
+
+/// Builds the backbone of `recipe` unless a complete one with the same key exists; returns its directory.
+std::string ensure_backbone(const BackboneRecipe& recipe, const BackboneStages& stages,
+                            const BackboneEnvironment& env);
+/// The complete backbone directory of `recipe` if it exists; never trains (the corpus stage runs, since its
+/// manifest digest is part of the key).
+std::optional<std::string> find_backbone(const BackboneRecipe& recipe, const BackboneStages& stages,
+                                         const BackboneEnvironment& env);
+
+/// The named profile's recipe (backbone_recipes.h) built with the real corpus and SentencePiece stages.
+std::string ensure_backbone(const std::string& profile,
+                            const BackboneEnvironment& env = BackboneEnvironment::from_environment());
+std::optional<std::string> find_backbone(
+    const std::string& profile, const BackboneEnvironment& env = BackboneEnvironment::from_environment());
+
+/// File names inside a backbone directory besides config.json and model.safetensors.
+inline constexpr const char* kPretrainRecordFileName = "pretrain.json";
+
+}  // namespace capaboost

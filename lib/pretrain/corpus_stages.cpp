@@ -1,0 +1,59 @@
+#include "pretrain/corpus_stages.h"
+
+// The corpus and SentencePiece libraries are developed on a parallel branch; until it is merged this
+// file builds without them and the stages report that they are unavailable.
+#if __has_include("corpus/corpus_builder.h") && __has_include("tokenizers/sentencepiece_tokenizer.h") && \
+                                                              __has_include("tokenizers/tokenizer_loader.h")
+#define CAPABOOST_HAS_CORPUS_STAGES 1
+#include "corpus/corpus_builder.h"
+#include "tokenizers/sentencepiece_tokenizer.h"
+#include "tokenizers/tokenizer_loader.h"
+#endif
+
+namespace capaboost {
+
+#ifdef CAPABOOST_HAS_CORPUS_STAGES
+
+BackboneStages corpus_backbone_stages(const BackboneRecipe& recipe, const BackboneEnvironment& env) {
+  const auto& c = recipe.corpus_options;
+  const auto corpus_options = CorpusOptions()
+                                  .heldout_fraction(c.at("heldout_fraction").get<double>())
+                                  .seed(c.at("seed").get<uint64_t>())
+                                  .max_units_per_source(c.at("max_units_per_source").get<int64_t>());
+  const auto& t = recipe.tokenizer_options;
+  TORCH_CHECK(t.value("kind", std::string()) == "sentencepiece", "backbone ", recipe.profile,
+              ": the corpus stages train SentencePiece tokenizers; tokenizer_options.kind is ",
+              t.value("kind", ""));
+  const auto tokenizer_options = SentencePieceTrainOptions()
+                                     .vocab_size(t.at("vocab_size").get<int64_t>())
+                                     .model_type(t.at("model_type").get<std::string>())
+                                     .character_coverage(t.at("character_coverage").get<double>())
+                                     .input_sentence_size(t.at("input_sentence_size").get<int64_t>())
+                                     .seed(t.at("seed").get<uint64_t>())
+                                     .num_threads(t.at("num_threads").get<int64_t>());
+  const auto sources = default_corpus_sources(env.npm_prefix);
+
+  BackboneStages stages;
+  stages.build_corpus = [sources, corpus_options](const std::string& dir) {
+    const auto corpus = build_corpus(sources, corpus_options, dir);
+    return CorpusText{corpus.train_path, corpus.heldout_path, corpus.manifest, corpus.manifest_sha256};
+  };
+  stages.train_tokenizer = [tokenizer_options](const std::string& text, const std::string& out_dir) {
+    train_sentencepiece(text, out_dir, tokenizer_options);
+  };
+  stages.load_tokenizer = [](const std::string& dir) { return load_tokenizer(dir); };
+  return stages;
+}
+
+#else
+
+BackboneStages corpus_backbone_stages(const BackboneRecipe& recipe, const BackboneEnvironment&) {
+  TORCH_CHECK(false, "backbone ", recipe.profile,
+              ": this build has no corpus builder or SentencePiece trainer (lib/corpus, "
+              "lib/tokenizers/sentencepiece_tokenizer.h); merge the `corpus` branch");
+  return {};
+}
+
+#endif
+
+}  // namespace capaboost

@@ -1,0 +1,117 @@
+#include "pretrain/backbone_builder.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "lib/pretrain/pretrain_fixture.h"
+#include "lib/tokenizers/tiny_bpe_dir.h"
+#include "models/roberta_pretrained.h"
+#include "pretrain/backbone_recipes.h"
+#include "support/temp_dir.h"
+#include "tokenizers/byte_level_bpe_tokenizer.h"
+
+using namespace capaboost;
+using namespace capaboost::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Fixture stages: the grammar text as corpus, the tiny BPE files as the "trained" tokenizer; counters
+// show which stages ran.
+struct FixtureStages {
+  TinyBpeDir bpe;
+  int corpus_builds = 0;
+  int tokenizer_trainings = 0;
+  bool fail_tokenizer = false;
+
+  BackboneStages stages() {
+    BackboneStages s;
+    s.build_corpus = [this](const std::string& dir) {
+      ++corpus_builds;
+      write_lines(dir + "/train.txt", grammar_sentences(200));
+      write_lines(dir + "/heldout.txt", grammar_sentences(30, 500));
+      return CorpusText{dir + "/train.txt", dir + "/heldout.txt", {{"fixture", "grammar"}}, "fixture-sha"};
+    };
+    s.train_tokenizer = [this](const std::string&, const std::string& out_dir) {
+      ++tokenizer_trainings;
+      if (fail_tokenizer) throw std::runtime_error("tokenizer training failed on purpose");
+      fs::copy_file(bpe.path() + "/vocab.json", out_dir + "/vocab.json");
+      fs::copy_file(bpe.path() + "/merges.txt", out_dir + "/merges.txt");
+    };
+    s.load_tokenizer = [](const std::string& dir) { return std::make_shared<ByteLevelBpeTokenizer>(dir); };
+    return s;
+  }
+};
+
+BackboneRecipe tiny_recipe() {
+  BackboneRecipe recipe;
+  recipe.profile = "test";
+  recipe.tokenizer_options = {{"kind", "fixture-bpe"}};
+  recipe.model =
+      RobertaOptions().hidden_size(16).num_hidden_layers(1).num_attention_heads(2).intermediate_size(32);
+  recipe.train_blocks = TextBlockOptions().block_size(32);
+  recipe.heldout_max_blocks = 8;
+  recipe.pretrain = MlmPretrainOptions().steps(4).batch_size(4).eval_every(0).show_progress(false);
+  return recipe;
+}
+
+}  // namespace
+
+TEST_CASE("ensure_backbone builds once and is a cache hit afterwards", "[pretrain][backbone]") {
+  TempDir cache;
+  FixtureStages fixture;
+  const auto env = BackboneEnvironment::at(cache.path().string());
+  const auto recipe = tiny_recipe();
+  CHECK_FALSE(find_backbone(recipe, fixture.stages(), env).has_value());
+
+  const auto dir = ensure_backbone(recipe, fixture.stages(), env);
+  CHECK(fixture.tokenizer_trainings == 1);
+  CHECK(fs::path(dir).parent_path() == cache.path() / "backbones");
+  CHECK(fs::path(dir).filename().string().rfind("test-", 0) == 0);
+  for (const char* file : {"config.json", "model.safetensors", "vocab.json", "merges.txt", "pretrain.json"}) {
+    INFO(file);
+    CHECK(fs::is_regular_file(fs::path(dir) / file));
+  }
+  const auto record = nlohmann::json::parse(std::ifstream(fs::path(dir) / "pretrain.json"));
+  CHECK(dir.substr(dir.size() - 12) == record["key"].get<std::string>().substr(0, 12));
+  CHECK(record["key_material"]["corpus_manifest_sha256"] == "fixture-sha");
+  CHECK(record["pretrain"]["steps"] == 4);
+
+  CHECK(ensure_backbone(recipe, fixture.stages(), env) == dir);
+  CHECK(fixture.tokenizer_trainings == 1);  // no second training
+  CHECK(find_backbone(recipe, fixture.stages(), env) == dir);
+  // No temporary directory is left behind.
+  int entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(cache.path() / "backbones")) ++entries;
+  CHECK(entries == 1);
+
+  // The result is an MLM checkpoint the fine-tuning loader reads.
+  auto [classifier, report] = load_roberta_for_sequence_classification(dir, 2);
+  CHECK(classifier->options.hidden_size() == 16);
+
+  // Any change to what the weights depend on is a different backbone.
+  auto longer = tiny_recipe();
+  longer.pretrain.steps(5);
+  CHECK_FALSE(find_backbone(longer, fixture.stages(), env).has_value());
+}
+
+TEST_CASE("A failed backbone build leaves nothing that looks complete", "[pretrain][backbone]") {
+  TempDir cache;
+  FixtureStages fixture;
+  fixture.fail_tokenizer = true;
+  const auto env = BackboneEnvironment::at(cache.path().string());
+  CHECK_THROWS_WITH(ensure_backbone(tiny_recipe(), fixture.stages(), env), Catch::Contains("on purpose"));
+  CHECK(fs::is_empty(cache.path() / "backbones"));
+  CHECK_FALSE(find_backbone(tiny_recipe(), fixture.stages(), env).has_value());
+}
+
+TEST_CASE("Backbone recipes exist for mini and smoke only", "[pretrain][backbone]") {
+  const auto mini = backbone_recipe("mini");
+  CHECK(mini.tokenizer_options["vocab_size"] == 8000);
+  CHECK(mini.model_options(8000, 1).max_position_embeddings() == mini.train_blocks.block_size() + 2);
+  CHECK(backbone_recipe("smoke").pretrain.steps() < mini.pretrain.steps());
+  CHECK_THROWS_WITH(backbone_recipe("huge"), Catch::Contains("known profiles: mini, smoke"));
+  // The key changes with the corpus.
+  CHECK(mini.key_material("a") != mini.key_material("b"));
+}
