@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -9,6 +10,7 @@
 
 #include "data/sha256.h"
 #include "lib/corpus/corpus_fixtures.h"
+#include "tokenizers/sentencepiece_tokenizer.h"
 
 using namespace capaboost;
 using capaboost::testing::FixtureSources;
@@ -140,4 +142,42 @@ TEST_CASE("Corpus slice of the installed sources has the expected shape", "[corp
   CHECK(text.find("Fellow-Citizens of the Senate") != std::string::npos);
   CHECK(text.find("that which is perceived or known") != std::string::npos);
   CHECK(m["splits"]["train"]["units"].get<int64_t>() + m["splits"]["heldout"]["units"].get<int64_t>() == 900);
+}
+
+// Hidden (not run by ctest): builds the whole corpus and an 8k-piece tokenizer on it and prints the
+// sizes and timings. Run: capaboost_tests "[corpus-full]"  (output under $CAPABOOST_CORPUS_OUT, else a
+// temporary directory).
+TEST_CASE("Full corpus and 8k SentencePiece build with timings", "[.][corpus-full]") {
+  const auto sources = capaboost::testing::installed_corpus_sources();
+  REQUIRE(sources);
+  TempDir scratch;
+  const char* out_env = std::getenv("CAPABOOST_CORPUS_OUT");
+  const std::string out = out_env ? std::string(out_env) : scratch.file("full");
+  using Clock = std::chrono::steady_clock;
+  const auto seconds = [](Clock::time_point since) {
+    return std::chrono::duration<double>(Clock::now() - since).count();
+  };
+  const auto start = Clock::now();
+  const Corpus corpus = build_corpus(*sources, {}, out);
+  const double corpus_seconds = seconds(start);
+  const auto train_start = Clock::now();
+  train_sentencepiece(corpus.train_path, out + "/tokenizer", SentencePieceTrainOptions());
+  const double tokenizer_seconds = seconds(train_start);
+  const auto tokenizer = SentencePieceTokenizer::from_dir(out + "/tokenizer");
+  std::ifstream heldout(corpus.heldout_path);
+  int64_t lines = 0, ids = 0;
+  const auto encode_start = Clock::now();
+  for (std::string line; std::getline(heldout, line); ++lines) ids += static_cast<int64_t>(tokenizer->encode_text(line).size());
+  const double encode_seconds = seconds(encode_start);
+  WARN("corpus " << out << " (" << corpus_seconds << " s), manifest sha256 " << corpus.manifest_sha256 << "\n"
+                 << corpus.manifest["sources"]["brown"]["units"] << " brown units / "
+                 << corpus.manifest["sources"]["brown"]["words"] << " words; "
+                 << corpus.manifest["sources"]["sotu"]["units"] << " sotu units / "
+                 << corpus.manifest["sources"]["sotu"]["words"] << " words; "
+                 << corpus.manifest["sources"]["wordnet"]["units"] << " wordnet units / "
+                 << corpus.manifest["sources"]["wordnet"]["words"] << " words\n"
+                 << "splits " << corpus.manifest["splits"].dump() << "\n"
+                 << "tokenizer vocab " << tokenizer->vocab_size() << " trained in " << tokenizer_seconds << " s\n"
+                 << "encoded " << lines << " held-out lines into " << ids << " ids in " << encode_seconds << " s");
+  CHECK(tokenizer->vocab_size() == 8000);
 }
