@@ -3,10 +3,12 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "data/sha256.h"
 #include "lib/corpus/corpus_fixtures.h"
@@ -165,10 +167,29 @@ TEST_CASE("Full corpus and 8k SentencePiece build with timings", "[.][corpus-ful
   const double tokenizer_seconds = seconds(train_start);
   const auto tokenizer = SentencePieceTokenizer::from_dir(out + "/tokenizer");
   std::ifstream heldout(corpus.heldout_path);
-  int64_t lines = 0, ids = 0;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(heldout, line);) lines.push_back(line);
+  std::vector<std::vector<int64_t>> encoded;
+  int64_t ids = 0;
   const auto encode_start = Clock::now();
-  for (std::string line; std::getline(heldout, line); ++lines) ids += static_cast<int64_t>(tokenizer->encode_text(line).size());
+  for (const std::string& line : lines) {
+    encoded.push_back(tokenizer->encode_text(line));
+    ids += static_cast<int64_t>(encoded.back().size());
+  }
   const double encode_seconds = seconds(encode_start);
+  // SentencePiece's own encoder must give the same ids.
+  const std::string reference = out + "/heldout.spm_ids";
+  REQUIRE(std::system(("spm_encode --model='" + out + "/tokenizer/spm.model' --output_format=id < '" +
+                       corpus.heldout_path + "' > '" + reference + "'").c_str()) == 0);
+  std::ifstream reference_in(reference);
+  int64_t agree = 0, row = 0;
+  for (std::string line; std::getline(reference_in, line); ++row) {
+    std::istringstream in(line);
+    std::vector<int64_t> expected;
+    for (int64_t id; in >> id;) expected.push_back(id);
+    agree += row < static_cast<int64_t>(encoded.size()) && encoded[row] == expected;
+  }
+  CHECK(agree == static_cast<int64_t>(lines.size()));
   WARN("corpus " << out << " (" << corpus_seconds << " s), manifest sha256 " << corpus.manifest_sha256 << "\n"
                  << corpus.manifest["sources"]["brown"]["units"] << " brown units / "
                  << corpus.manifest["sources"]["brown"]["words"] << " words; "
@@ -178,6 +199,6 @@ TEST_CASE("Full corpus and 8k SentencePiece build with timings", "[.][corpus-ful
                  << corpus.manifest["sources"]["wordnet"]["words"] << " words\n"
                  << "splits " << corpus.manifest["splits"].dump() << "\n"
                  << "tokenizer vocab " << tokenizer->vocab_size() << " trained in " << tokenizer_seconds << " s\n"
-                 << "encoded " << lines << " held-out lines into " << ids << " ids in " << encode_seconds << " s");
+                 << "encoded " << lines.size() << " held-out lines into " << ids << " ids in " << encode_seconds << " s; " << agree << " agree with spm_encode");
   CHECK(tokenizer->vocab_size() == 8000);
 }

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 #include <cctype>
+#include <cstdlib>
+#include <optional>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -58,6 +60,25 @@ std::string slurp(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
+}
+
+// Ids of each line of `text_file` by SentencePiece's own encoder (Debian's spm_encode), or nothing when
+// spm_encode is not installed.
+std::optional<std::vector<Ids>> spm_encode_ids(const std::string& model, const std::string& text_file,
+                                               const std::string& out_file) {
+  if (std::system("command -v spm_encode > /dev/null") != 0) return std::nullopt;
+  const std::string command = "spm_encode --model='" + model + "' --output_format=id < '" + text_file + "' > '" +
+                              out_file + "'";
+  if (std::system(command.c_str()) != 0) return std::nullopt;
+  std::vector<Ids> lines;
+  std::ifstream in(out_file);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream ids(line);
+    Ids row;
+    for (int64_t id; ids >> id;) row.push_back(id);
+    lines.push_back(std::move(row));
+  }
+  return lines;
 }
 
 SentencePieceTrainOptions small_options() { return SentencePieceTrainOptions().vocab_size(300); }
@@ -182,4 +203,32 @@ TEST_CASE("SentencePiece errors name the file and the fix", "[tokenizers][senten
                     Catch::Contains("missing.txt"));
   CHECK_THROWS_WITH(train_sentencepiece(dir.file("spm.model"), dir.file("tok"), small_options().vocab_size(5)),
                     Catch::Contains("vocab_size"));
+}
+
+TEST_CASE("SentencePiece encoder agrees with spm_encode for unigram and BPE models", "[tokenizers][sentencepiece]") {
+  TempDir dir;
+  std::string text = synthetic_text(300, 11);
+  // Lines with what the training text never had: unknown characters, odd spacing, the mask symbol.
+  text += "  Peace   and \xe6\x97\xa5\xe6\x9c\xac justice  \nThe <mask> of the nation.\nzzq xj\n\n";
+  write(dir.file("probe.txt"), text);
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  for (const char* model_type : {"unigram", "bpe"}) {
+    INFO(model_type);
+    const std::string out = dir.file(std::string("tok_") + model_type);
+    train_sentencepiece(dir.file("probe.txt"), out, small_options().vocab_size(200).model_type(model_type));
+    const auto expected = spm_encode_ids(out + "/spm.model", dir.file("probe.txt"), dir.file("ids.txt"));
+    if (!expected) {
+      WARN("skipped: spm_encode is not installed (Debian package sentencepiece: make deps)");
+      return;
+    }
+    const auto tokenizer = SentencePieceTokenizer::from_dir(out);
+    REQUIRE(expected->size() == lines.size());
+    int64_t same = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) same += tokenizer->encode_text(lines[i]) == (*expected)[i];
+    CHECK(same == static_cast<int64_t>(lines.size()));
+  }
 }
