@@ -27,7 +27,7 @@ TEST_CASE("Brown detagging spaces punctuation brackets and quotes like English t
   CHECK(detag_brown_sentence("  \t ") == "");
 }
 
-TEST_CASE("read_brown reads the c[a-r]NN files in order one sentence per unit", "[corpus][brown]") {
+TEST_CASE("read_brown reads the Brown text files in order one sentence per unit", "[corpus][brown]") {
   FixtureSources fixture;
   const SourceText text = read_brown(fixture.sources().brown_dir, 0);
   CHECK(text.units == std::vector<std::string>{

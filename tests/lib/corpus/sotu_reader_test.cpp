@@ -26,7 +26,7 @@ TEST_CASE("SOTU paragraphs pack whole sentences up to the word limit", "[corpus]
   CHECK_THROWS(pack_paragraphs(sentences, 0));
 }
 
-TEST_CASE("read_sotu reads data/*.txt in order into paragraph units", "[corpus][sotu]") {
+TEST_CASE("read_sotu reads the address text files in order into paragraph units", "[corpus][sotu]") {
   capaboost::testing::FixtureSources fixture;
   const SourceText text = read_sotu(fixture.sources().sotu_dir, 0);
   CHECK(text.units == Strings{"Fellow-Citizens of the Senate and House of Representatives: I embrace with great "
