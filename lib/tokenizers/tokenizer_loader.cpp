@@ -1,0 +1,22 @@
+#include "tokenizers/tokenizer_loader.h"
+
+#include <filesystem>
+
+#include "tokenizers/byte_level_bpe_tokenizer.h"
+#include "tokenizers/sentencepiece_tokenizer.h"
+
+namespace capaboost {
+
+std::shared_ptr<Tokenizer> load_tokenizer(const std::string& dir) {
+  const std::filesystem::path path(dir);
+  TORCH_CHECK(std::filesystem::is_directory(path), "load_tokenizer: ", dir, " is not a directory");
+  if (std::filesystem::is_regular_file(path / SentencePieceTokenizer::kModelFile))
+    return SentencePieceTokenizer::from_dir(dir);
+  if (std::filesystem::is_regular_file(path / "vocab.json") && std::filesystem::is_regular_file(path / "merges.txt"))
+    return std::make_shared<ByteLevelBpeTokenizer>(dir);
+  TORCH_CHECK(false, "load_tokenizer: ", dir, " holds no tokenizer: looked for ", SentencePieceTokenizer::kModelFile,
+             " (SentencePiece, written by train_sentencepiece) and vocab.json + merges.txt (byte-level BPE, as in a "
+             "Hugging Face RoBERTa checkpoint)");
+}
+
+}  // namespace capaboost
