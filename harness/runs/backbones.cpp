@@ -9,7 +9,10 @@
 #include <map>
 
 #include "models/roberta_pretrained.h"
+#include "models/roberta_config.h"
+#include "pretrain/backbone_builder.h"
 #include "tokenizers/byte_level_bpe_tokenizer.h"
+#include "tokenizers/tokenizer_loader.h"
 
 namespace capaboost::harness {
 
@@ -37,6 +40,33 @@ Backbone random_backbone(const RobertaOptions& shape, const std::string& what, i
 }
 
 Backbone hub_checkpoint(const std::string& name, int64_t num_labels);
+Backbone checkpoint_backbone(const fs::path& dir, int64_t num_labels);
+
+// The suite's own pre-trained encoders (pretrain/backbone_recipes.h): built on first use (minutes),
+// then read from the cache.
+std::string offline_backbone_dir(const std::string& profile) {
+  return ensure_backbone(profile, BackboneEnvironment::from_environment());
+}
+
+Backbone pretrained_offline(const std::string& profile, int64_t num_labels) {
+  Backbone backbone = checkpoint_backbone(offline_backbone_dir(profile), num_labels);
+  backbone.description = "offline pre-trained '" + profile + "' encoder " + backbone.description;
+  return backbone;
+}
+
+// The same architecture and tokenizer as a pre-trained offline encoder, with random weights: the
+// baseline that shows what pre-training buys.
+Backbone random_offline(const std::string& profile, int64_t num_labels) {
+  const fs::path dir = offline_backbone_dir(profile);
+  Backbone backbone;
+  backbone.tokenizer = load_tokenizer(dir.string());
+  auto options = load_roberta_config((dir / kConfigFileName).string());
+  options.num_labels(num_labels).label_names({});
+  backbone.model = RobertaForSequenceClassification(options);
+  backbone.description = "architecture and tokenizer of the offline '" + profile + "' encoder (" + dir.string() +
+                         "), randomly initialised";
+  return backbone;
+}
 
 using Builder = std::function<Backbone(int64_t num_labels, const BackboneContext&)>;
 
@@ -47,6 +77,10 @@ const std::map<std::string, Builder>& named_backbones() {
          return random_backbone(RobertaOptions(), "RoBERTa-base shape (12×768)", num_labels, context);
        }},
       {"roberta-base", [](int64_t num_labels, const BackboneContext&) { return hub_checkpoint("roberta-base", num_labels); }},
+      {"mini", [](int64_t num_labels, const BackboneContext&) { return pretrained_offline("mini", num_labels); }},
+      {"mini-random", [](int64_t num_labels, const BackboneContext&) { return random_offline("mini", num_labels); }},
+      {"smoke", [](int64_t num_labels, const BackboneContext&) { return pretrained_offline("smoke", num_labels); }},
+      {"smoke-random", [](int64_t num_labels, const BackboneContext&) { return random_offline("smoke", num_labels); }},
       {"tiny-random",
        [](int64_t num_labels, const BackboneContext& context) {
          return random_backbone(RobertaOptions()
@@ -62,12 +96,8 @@ const std::map<std::string, Builder>& named_backbones() {
 }
 
 Backbone checkpoint_backbone(const fs::path& dir, int64_t num_labels) {
-  TORCH_CHECK(fs::exists(dir / "vocab.json") && fs::exists(dir / "merges.txt"),
-              "backbone: the checkpoint directory ", dir.string(),
-              " has no tokenizer files (vocab.json and merges.txt); copy them from the model's Hugging Face "
-              "repository next to config.json");
   Backbone backbone;
-  backbone.tokenizer = std::make_shared<ByteLevelBpeTokenizer>(dir.string());
+  backbone.tokenizer = load_tokenizer(dir.string());  // byte-level BPE or SentencePiece, by the files present
   auto loaded = load_roberta_for_sequence_classification(dir.string(), num_labels);
   backbone.model = loaded.model;
   backbone.pretrained = true;

@@ -3,6 +3,9 @@
 //
 //   model: roberta-base             the pre-trained checkpoint in $CAPABOOST_CHECKPOINTS/roberta-base
 //   model: roberta-base-random      RoBERTa-base's shape, random weights, roberta-base's tokenizer
+//   model: mini                     the suite's offline pre-trained encoder (built on first use, cached)
+//   model: mini-random              mini's architecture and tokenizer, random weights (the baseline)
+//   model: smoke, smoke-random      the same for the seconds-long smoke recipe
 //   model: tiny-random              2 layers × 32 wide, random weights, roberta-base's tokenizer (tests)
 //   model: /path/to/checkpoint      a Hugging Face-layout directory (config.json, model.safetensors,
 //                                   tokenizer files), e.g. a downloaded roberta-base

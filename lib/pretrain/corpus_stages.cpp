@@ -1,18 +1,10 @@
 #include "pretrain/corpus_stages.h"
 
-// The corpus and SentencePiece libraries are developed on a parallel branch; until it is merged this
-// file builds without them and the stages report that they are unavailable.
-#if __has_include("corpus/corpus_builder.h") && __has_include("tokenizers/sentencepiece_tokenizer.h") && \
-                                                              __has_include("tokenizers/tokenizer_loader.h")
-#define CAPABOOST_HAS_CORPUS_STAGES 1
 #include "corpus/corpus_builder.h"
 #include "tokenizers/sentencepiece_tokenizer.h"
 #include "tokenizers/tokenizer_loader.h"
-#endif
 
 namespace capaboost {
-
-#ifdef CAPABOOST_HAS_CORPUS_STAGES
 
 BackboneStages corpus_backbone_stages(const BackboneRecipe& recipe, const BackboneEnvironment& env) {
   const auto& c = recipe.corpus_options;
@@ -45,15 +37,5 @@ BackboneStages corpus_backbone_stages(const BackboneRecipe& recipe, const Backbo
   return stages;
 }
 
-#else
-
-BackboneStages corpus_backbone_stages(const BackboneRecipe& recipe, const BackboneEnvironment&) {
-  TORCH_CHECK(false, "backbone ", recipe.profile,
-              ": this build has no corpus builder or SentencePiece trainer (lib/corpus, "
-              "lib/tokenizers/sentencepiece_tokenizer.h); merge the `corpus` branch");
-  return {};
-}
-
-#endif
 
 }  // namespace capaboost
