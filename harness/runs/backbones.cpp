@@ -11,7 +11,6 @@
 #include "models/roberta_pretrained.h"
 #include "models/roberta_config.h"
 #include "pretrain/backbone_builder.h"
-#include "tokenizers/byte_level_bpe_tokenizer.h"
 #include "tokenizers/tokenizer_loader.h"
 
 namespace capaboost::harness {
@@ -25,7 +24,7 @@ std::shared_ptr<Tokenizer> roberta_base_tokenizer(const BackboneContext& context
   TORCH_CHECK(fs::exists(dir / "vocab.json") && fs::exists(dir / "merges.txt"),
               "backbone: roberta-base's tokenizer files (vocab.json, merges.txt) are not in ", dir.string(),
               "; set CAPABOOST_DATA_DIR (or the spec's data_root) to a folder with tokenizers/roberta-base/");
-  return std::make_shared<ByteLevelBpeTokenizer>(dir.string());
+  return load_tokenizer(dir.string());
 }
 
 Backbone random_backbone(const RobertaOptions& shape, const std::string& what, int64_t num_labels,

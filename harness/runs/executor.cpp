@@ -116,8 +116,12 @@ ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, c
   ExecuteSummary summary;
   std::vector<const RunConfig*> pending;
   std::set<std::string> seen;
+  int64_t unique_index = 0;
   for (const auto& run : runs) {
     if (!seen.insert(run.key).second) continue;  // two rows can resolve to the same run
+    // A worker takes its share of the full run list, not of what is still missing: workers start at
+    // different moments, and a list filtered by the store would differ between them and drop runs.
+    if (options.worker >= 0 && unique_index++ % options.jobs != options.worker) continue;
     if (needs_run(run, store, options)) {
       pending.push_back(&run);
     } else {
@@ -138,7 +142,6 @@ ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, c
   int index = 0;
   for (const auto* run : pending) {
     const int mine = index++;
-    if (options.worker >= 0 && mine % options.jobs != options.worker) continue;
     const std::string name = run->display_name(axis_names);
     fmt::print("[{}/{}] {}  {}\n", mine + 1, pending.size(), run->key.substr(0, 12), name);
     std::fflush(stdout);

@@ -68,8 +68,9 @@ MeasureResult measure_finetune(const nlohmann::json& parameters, const RunContex
   data.task = &task;
   data.train = TokenizedDataset::tokenize(splits.train, *backbone.tokenizer, task, max_length);
   data.eval = TokenizedDataset::tokenize(splits.eval, *backbone.tokenizer, task, max_length);
-  data.test = splits.eval_is_test ? data.eval : TokenizedDataset::tokenize(splits.test, *backbone.tokenizer, task, max_length);
+  // Under AdaLoRA's protocol eval is the test set: the trainer scores it once and never reads `test`.
   data.eval_is_test = splits.eval_is_test;
+  if (!splits.eval_is_test) data.test = TokenizedDataset::tokenize(splits.test, *backbone.tokenizer, task, max_length);
 
   const std::string label = fmt::format("{} {} seed {}", task.name, method_name, seed);
   const TrainResult result = train_sequence_classifier(*backbone.model, data, trainer_options(parameters, context, label));
