@@ -4,15 +4,28 @@
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/impl/alloc_cpu.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace capaboost::runtime {
 namespace {
 
 constexpr std::size_t kMinCachedBytes = std::size_t{1} << 20;
 constexpr std::size_t kPage = 4096;
+
+// Rounds a request up to its size class: whole pages, then a multiple of 1/8 of the largest power of
+// two not above it (at most 12.5% extra). Batches of varying length ask for slightly different sizes
+// every step; classes make most of them land on a block that is already cached.
+std::size_t size_class(std::size_t bytes) {
+  const std::size_t pages = (bytes + kPage - 1) / kPage * kPage;
+  std::size_t power = kPage;
+  while (power * 2 <= pages) power *= 2;
+  const std::size_t step = std::max(kPage, power / 8);
+  return (pages + step - 1) / step * step;
+}
 
 class CachingCpuAllocator final : public c10::Allocator {
  public:
@@ -21,19 +34,38 @@ class CachingCpuAllocator final : public c10::Allocator {
 
   c10::DataPtr allocate(std::size_t bytes) const override {
     if (bytes < kMinCachedBytes) return fallback_->allocate(bytes);
-    const std::size_t size = (bytes + kPage - 1) / kPage * kPage;
+    const std::size_t wanted = size_class(bytes);
     void* data = nullptr;
+    std::size_t size = wanted;
+    std::vector<void*> evicted;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (auto found = free_.find(size); found != free_.end()) {
+      // Best fit, but never a block more than 1.5× the request: a big block must not be tied up by a
+      // small tensor while the big request that follows misses.
+      auto found = free_.lower_bound(wanted);
+      if (found != free_.end() && found->first <= wanted + wanted / 2) {
+        size = found->first;
         data = found->second;
         free_.erase(found);
         stats_.cached_bytes -= size;
         ++stats_.hits;
       } else {
         ++stats_.misses;
+        // A miss means the cached blocks below this size were left by shorter batches; without
+        // eviction they would pile up to max_cached_bytes (GiBs of RSS for a 5M-parameter model).
+        // Releasing about as many bytes as are allocated keeps the footprint near the working set.
+        std::size_t released = 0;
+        while (released < wanted && found != free_.begin()) {
+          --found;
+          released += found->first;
+          stats_.cached_bytes -= found->first;
+          evicted.push_back(found->second);
+          found = free_.erase(found);
+          ++stats_.evictions;
+        }
       }
     }
+    for (void* block : evicted) c10::free_cpu(block);
     if (data == nullptr) data = c10::alloc_cpu(size);
     {
       std::lock_guard<std::mutex> lock(mutex_);

@@ -1,6 +1,6 @@
 #pragma once
 // A caching allocator for CPU tensors: freed large blocks are kept and handed to the next allocation
-// of the same size instead of going back to the operating system.
+// of about the same size instead of going back to the operating system.
 //
 // Why: a training step allocates and frees the same few hundred activation buffers every step. With
 // glibc's malloc, large blocks come from fresh mmap'ed or trimmed heap pages, and the kernel zeroes
@@ -17,13 +17,17 @@ namespace capaboost::runtime {
 struct CachingAllocatorStats {
   int64_t hits = 0;              ///< large allocations served from the cache
   int64_t misses = 0;            ///< large allocations that had to get new memory
+  int64_t evictions = 0;         ///< cached blocks released to make room after a miss
   std::size_t cached_bytes = 0;  ///< bytes held in the cache, free for reuse
 };
 
 /// Makes every later CPU tensor allocation go through the caching allocator (idempotent; memory of
 /// tensors allocated earlier is freed by its own allocator as before). Blocks of at least 1 MiB are
-/// rounded up to whole pages and cached by size; smaller ones go to LibTorch's allocator unchanged.
-/// At most `max_cached_bytes` are held free: a freed block that would exceed it is released.
+/// rounded up to a size class (whole pages, ≤ 12.5% extra) and served best-fit from the cache by any
+/// free block up to 1.5× the class; smaller ones go to LibTorch's allocator unchanged. A miss releases
+/// about as many cached bytes, from the blocks just below the request, as it allocates, so blocks left
+/// by shorter batches do not accumulate. At most `max_cached_bytes` are held free: a freed block that
+/// would exceed it is released.
 void enable_caching_cpu_allocator(std::size_t max_cached_bytes = std::size_t{4} << 30);
 
 /// Counters of the caching allocator (all zero when it is not enabled).

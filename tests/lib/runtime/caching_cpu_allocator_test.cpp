@@ -43,3 +43,33 @@ TEST_CASE("caching CPU allocator reuses freed large blocks and leaves small ones
   empty_cpu_cache();
   CHECK(caching_allocator_stats().cached_bytes == 0);
 }
+
+TEST_CASE("caching CPU allocator serves nearby sizes best-fit and does not hoard blocks of past sizes",
+          "[allocator]") {
+  enable_caching_cpu_allocator();
+  empty_cpu_cache();
+  const auto before = caching_allocator_stats();
+  void* four_mib = nullptr;
+  { four_mib = torch::empty({1 << 20}).data_ptr(); }  // 4 MiB, freed at once
+
+  // 3.5 MiB fits in the cached 4 MiB block (within 1.5×): reused.
+  void* smaller = nullptr;
+  { smaller = torch::empty({(7 << 20) / 8}).data_ptr(); }
+  CHECK(smaller == four_mib);
+  CHECK(caching_allocator_stats().hits == before.hits + 1);
+
+  // 1 MiB must not tie up the 4 MiB block: a miss, and nothing below 1 MiB to evict.
+  auto one_mib = torch::empty({1 << 18});
+  CHECK(one_mib.data_ptr() != four_mib);
+  CHECK(caching_allocator_stats().misses == before.misses + 2);
+  one_mib = torch::Tensor();
+
+  // Growing sequence lengths, as in batches of increasing length: each miss evicts the blocks just
+  // below it, so the cache holds a few recent blocks instead of the sum of all past sizes (210 MiB).
+  empty_cpu_cache();
+  const auto growing = caching_allocator_stats();
+  for (int64_t mib = 1; mib <= 20; ++mib) torch::empty({mib << 18});
+  CHECK(caching_allocator_stats().cached_bytes <= (std::size_t{48} << 20));
+  CHECK(caching_allocator_stats().evictions > growing.evictions);
+  empty_cpu_cache();
+}
