@@ -12,9 +12,11 @@ namespace capaboost {
 /// matrices: LibTorch 1.13's CPU bmm walks the batch serially and lets the BLAS open a parallel region
 /// for every 128×64 GEMM, which costs more than the GEMM itself. Here the batch is split across torch's
 /// threads once and each GEMM runs on one thread (bench/roberta_bench.cpp, BM_AttentionScores, q kᵀ
-/// at RoBERTa-base shape, 2 threads: 15.2 ms → 3.9 ms). Inputs may be strided views whose matrices
-/// have a unit stride in either dimension — heads split off a (B, T, C) projection by view + permute
-/// are used without a copy.
+/// at RoBERTa-base shape, 2 threads: 15.2 ms → 3.9 ms). float32 products go straight to the loaded
+/// BLAS's sgemm (runtime/direct_sgemm.h): at GLUE lengths (~20 tokens) ATen's per-call overhead on
+/// each tiny matrix costs more than the product. Inputs may be strided views whose matrices have a
+/// unit stride in either dimension — heads split off a (B, T, C) projection by view + permute are used
+/// without a copy.
 torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b, double alpha = 1.0);
 
 }  // namespace capaboost

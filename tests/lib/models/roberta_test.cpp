@@ -210,6 +210,17 @@ TEST_CASE("batched_matmul equals matmul on strided head views, values and gradie
   CHECK(max_diff(gq, g_ref[0]) < 1e-12);
   CHECK(max_diff(gk, g_ref[1]) < 1e-12);
   CHECK_THROWS_WITH(batched_matmul(torch::ones({2, 3, 4}), torch::ones({3, 4, 5})), Contains("batch shapes"));
+
+  // float32 goes straight to BLAS (runtime/direct_sgemm) instead of ATen: same values and gradients.
+  const auto qf_flat = q_flat.detach().to(torch::kFloat).requires_grad_();
+  const auto kf_flat = k_flat.detach().to(torch::kFloat).requires_grad_();
+  const auto qf = qf_flat.view({3, 5, 4, 6}).permute({0, 2, 1, 3});
+  const auto kf = kf_flat.view({3, 7, 4, 6}).permute({0, 2, 1, 3});
+  const auto ours_f = batched_matmul(qf, kf.transpose(-1, -2), 0.25);
+  const auto g_f = torch::autograd::grad({(ours_f * probe.to(torch::kFloat)).sum()}, {qf_flat, kf_flat});
+  CHECK(max_diff(ours_f.to(torch::kDouble), reference) < 1e-5);
+  CHECK(max_diff(g_f[0].to(torch::kDouble), g_ref[0]) < 1e-5);
+  CHECK(max_diff(g_f[1].to(torch::kDouble), g_ref[1]) < 1e-5);
 }
 
 TEST_CASE("RoBERTa dropout is active in training and identity in evaluation", "[roberta]") {
