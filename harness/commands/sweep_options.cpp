@@ -1,5 +1,6 @@
 #include "commands/sweep_options.h"
 
+#include "runs/backbones.h"
 #include "runs/data_fingerprint.h"
 
 namespace capaboost::harness {
@@ -18,7 +19,8 @@ Sweep load_sweep(const SweepOptions& options) {
   sweep.spec = load_spec(options.spec_path);
   const std::string root = resolve_data_root(options.data_root);
   sweep.runs = expand_spec(sweep.spec, options.profile,
-                           [&](const nlohmann::json& parameters) { return data_fingerprint(parameters, root); });
+                           [&](const nlohmann::json& parameters) { return data_fingerprint(parameters, root); },
+                           offline_backbone_fingerprint);
   sweep.axes = axis_names(sweep.spec);
   return sweep;
 }

@@ -3,14 +3,17 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <map>
 
 #include "models/roberta_pretrained.h"
+#include "data/sha256.h"
 #include "models/roberta_config.h"
 #include "pretrain/backbone_builder.h"
+#include "pretrain/backbone_recipes.h"
 #include "tokenizers/tokenizer_loader.h"
 
 namespace capaboost::harness {
@@ -127,6 +130,20 @@ std::vector<std::string> backbone_names() {
   std::vector<std::string> names;
   for (const auto& entry : named_backbones()) names.push_back(entry.first);
   return names;
+}
+
+std::string offline_backbone_fingerprint(const nlohmann::json& parameters) {
+  const std::string model = parameters.value("model", std::string());
+  const std::string suffix = "-random";
+  const std::string profile =
+      model.size() > suffix.size() && model.compare(model.size() - suffix.size(), suffix.size(), suffix) == 0
+          ? model.substr(0, model.size() - suffix.size())
+          : model;
+  const auto profiles = backbone_profiles();
+  if (std::find(profiles.begin(), profiles.end(), profile) == profiles.end()) return "";
+  // The recipe without the corpus manifest: computable without building anything; the corpus itself
+  // is pinned by the package versions the Makefile installs.
+  return "recipe:" + capaboost::sha256_hex(backbone_recipe(profile).key_material("").dump());
 }
 
 Backbone load_backbone(const std::string& name, int64_t num_labels, const BackboneContext& context) {

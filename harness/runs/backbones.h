@@ -10,6 +10,8 @@
 //   model: /path/to/checkpoint      a Hugging Face-layout directory (config.json, model.safetensors,
 //                                   tokenizer files), e.g. a downloaded roberta-base
 
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,5 +39,10 @@ Backbone load_backbone(const std::string& name, int64_t num_labels, const Backbo
 
 /// The named (non-directory) backbones.
 std::vector<std::string> backbone_names();
+
+/// For the suite's own encoders (`mini`, `smoke` and their `-random` twins): "recipe:" + SHA-256 of the
+/// recipe that builds them, so run keys change when the recipe does. Empty for every other model (or
+/// no `model` parameter): a downloaded checkpoint is identified by its name, as before.
+std::string offline_backbone_fingerprint(const nlohmann::json& parameters);
 
 }  // namespace capaboost::harness

@@ -82,6 +82,7 @@ nlohmann::json execute_run(const RunConfig& run, RecordStore& store, const Execu
                            {"profile", options.profile},
                            {"parameters", run.parameters},
                            {"data_fingerprint", run.data_fingerprint},
+                           {"model_fingerprint", run.model_fingerprint},
                            {"code_version", kCodeVersion}};
   const auto start = std::chrono::steady_clock::now();
   try {

@@ -55,6 +55,7 @@ std::string canonical_run_text(const RunConfig& run) {
                               {"parameters", run.parameters},
                               {"code_version", kCodeVersion},
                               {"data", run.data_fingerprint}};
+  if (!run.model_fingerprint.empty()) canonical["model"] = run.model_fingerprint;
   return canonical.dump();
 }
 
@@ -67,7 +68,8 @@ std::vector<std::string> axis_names(const Spec& spec) {
   return names;
 }
 
-std::vector<RunConfig> expand_spec(const Spec& spec, const std::string& profile, const DataFingerprint& fingerprint) {
+std::vector<RunConfig> expand_spec(const Spec& spec, const std::string& profile, const DataFingerprint& fingerprint,
+                                   const ModelFingerprint& model_fingerprint) {
   ProfileOverlay overlay;
   if (auto it = spec.profiles.find(profile); it != spec.profiles.end()) overlay = it->second;
   Axes grid = spec.grid;
@@ -103,6 +105,7 @@ std::vector<RunConfig> expand_spec(const Spec& spec, const std::string& profile,
             // The profile wins over everything: it is how a paper-scale spec is rescaled.
             for (auto& [key, value] : overlay.set.items()) p[key] = value;
             run.data_fingerprint = fingerprint ? fingerprint(p) : "none";
+            if (model_fingerprint) run.model_fingerprint = model_fingerprint(p);
             run.key = capaboost::sha256_hex(canonical_run_text(run));
             if (seen.insert(run.key + "|" + run.label).second) runs.push_back(std::move(run));
           }

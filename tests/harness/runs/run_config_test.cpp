@@ -62,4 +62,10 @@ TEST_CASE("run keys are stable across key order and labels and change with any c
   RunConfig d = a;
   d.data_fingerprint = "abc";
   CHECK(capaboost::sha256_hex(canonical_run_text(d)) != capaboost::sha256_hex(canonical_run_text(a)));
+
+  // A model fingerprint joins the key only when there is one: other runs keep their stored keys.
+  RunConfig e = a;
+  e.model_fingerprint = "recipe:123";
+  CHECK(canonical_run_text(e) != canonical_run_text(a));
+  CHECK(canonical_run_text(e).find(R"("model":"recipe:123")") != std::string::npos);
 }
