@@ -218,17 +218,7 @@ std::vector<int32_t> ByteLevelBpeTokenizer::apply_merges(std::string_view piece)
 
 std::vector<int64_t> ByteLevelBpeTokenizer::add_special_tokens(
     const std::vector<int64_t>& a, const std::optional<std::vector<int64_t>>& b) const {
-  std::vector<int64_t> ids;
-  ids.reserve(a.size() + (b ? b->size() : 0) + static_cast<std::size_t>(num_special_tokens(b.has_value())));
-  ids.push_back(bos_id_);
-  ids.insert(ids.end(), a.begin(), a.end());
-  ids.push_back(eos_id_);
-  if (b) {
-    ids.push_back(eos_id_);
-    ids.insert(ids.end(), b->begin(), b->end());
-    ids.push_back(eos_id_);
-  }
-  return ids;
+  return roberta_framing(a, b, bos_id_, eos_id_);
 }
 
 std::string ByteLevelBpeTokenizer::decode(const std::vector<int64_t>& ids, bool skip_special_tokens) const {

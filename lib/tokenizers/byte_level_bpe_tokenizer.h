@@ -42,7 +42,7 @@ class ByteLevelBpeTokenizer : public Tokenizer {
   std::vector<int64_t> encode_text(std::string_view text) const override;
   std::vector<int64_t> add_special_tokens(const std::vector<int64_t>& a,
                                           const std::optional<std::vector<int64_t>>& b) const override;
-  int64_t num_special_tokens(bool pair) const override { return pair ? 4 : 2; }
+  int64_t num_special_tokens(bool pair) const override { return roberta_framing_size(pair); }
   std::string decode(const std::vector<int64_t>& ids, bool skip_special_tokens = false) const override;
   int64_t pad_id() const override { return pad_id_; }
   int64_t vocab_size() const override { return static_cast<int64_t>(tokens_.size()); }

@@ -445,17 +445,7 @@ std::vector<int64_t> SentencePieceTokenizer::encode_text(std::string_view text) 
 
 std::vector<int64_t> SentencePieceTokenizer::add_special_tokens(const std::vector<int64_t>& a,
                                                                 const std::optional<std::vector<int64_t>>& b) const {
-  std::vector<int64_t> ids;
-  ids.reserve(a.size() + (b ? b->size() : 0) + static_cast<std::size_t>(num_special_tokens(b.has_value())));
-  ids.push_back(kBosId);
-  ids.insert(ids.end(), a.begin(), a.end());
-  ids.push_back(kEosId);
-  if (b) {
-    ids.push_back(kEosId);
-    ids.insert(ids.end(), b->begin(), b->end());
-    ids.push_back(kEosId);
-  }
-  return ids;
+  return roberta_framing(a, b, kBosId, kEosId);
 }
 
 std::string SentencePieceTokenizer::decode(const std::vector<int64_t>& ids, bool skip_special_tokens) const {

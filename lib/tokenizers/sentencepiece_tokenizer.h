@@ -67,7 +67,7 @@ class SentencePieceTokenizer : public Tokenizer {
   std::vector<int64_t> encode_text(std::string_view text) const override;
   std::vector<int64_t> add_special_tokens(const std::vector<int64_t>& a,
                                           const std::optional<std::vector<int64_t>>& b) const override;
-  int64_t num_special_tokens(bool pair) const override { return pair ? 4 : 2; }
+  int64_t num_special_tokens(bool pair) const override { return roberta_framing_size(pair); }
   /// Runs of ordinary pieces decode as SentencePiece does (U+2581 becomes a space, the dummy-prefix
   /// space is dropped); special tokens appear as their text separated by one space
   /// ("<s> Hello world </s>") unless skip_special_tokens.

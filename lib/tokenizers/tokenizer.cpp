@@ -4,6 +4,21 @@
 
 namespace capaboost {
 
+std::vector<int64_t> roberta_framing(const std::vector<int64_t>& a, const std::optional<std::vector<int64_t>>& b,
+                                     int64_t bos_id, int64_t eos_id) {
+  std::vector<int64_t> ids;
+  ids.reserve(a.size() + (b ? b->size() : 0) + static_cast<std::size_t>(roberta_framing_size(b.has_value())));
+  ids.push_back(bos_id);
+  ids.insert(ids.end(), a.begin(), a.end());
+  ids.push_back(eos_id);
+  if (b) {
+    ids.push_back(eos_id);
+    ids.insert(ids.end(), b->begin(), b->end());
+    ids.push_back(eos_id);
+  }
+  return ids;
+}
+
 void truncate_longest_first(std::vector<int64_t>& a, std::optional<std::vector<int64_t>>& b,
                             int64_t num_special, int64_t max_length) {
   TORCH_CHECK(max_length > 0, "truncation needs EncodeOptions::max_length > 0, got ", max_length);

@@ -41,6 +41,13 @@ struct EncodeOptions {
   TORCH_ARG(int64_t, max_length) = 0;
 };
 
+/// RoBERTa's framing, shared by its byte-level BPE and by the suite's SentencePiece tokenizer:
+/// `<s> a </s>` for one sequence, `<s> a </s></s> b </s>` for a pair.
+std::vector<int64_t> roberta_framing(const std::vector<int64_t>& a, const std::optional<std::vector<int64_t>>& b,
+                                     int64_t bos_id, int64_t eos_id);
+/// Ids roberta_framing adds: 2 to one sequence, 4 to a pair.
+inline int64_t roberta_framing_size(bool pair) { return pair ? 4 : 2; }
+
 class Tokenizer {
  public:
   virtual ~Tokenizer() = default;

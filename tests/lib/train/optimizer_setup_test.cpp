@@ -3,28 +3,14 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+#include "lib/train/tiny_classifier.h"
 #include "models/roberta.h"
 
 using namespace capaboost;
 using Catch::Contains;
 
-namespace {
-
-RobertaForSequenceClassification tiny_classifier() {
-  return RobertaForSequenceClassification(RobertaOptions()
-                                              .vocab_size(30)
-                                              .hidden_size(8)
-                                              .num_hidden_layers(1)
-                                              .num_attention_heads(2)
-                                              .intermediate_size(12)
-                                              .max_position_embeddings(12)
-                                              .num_labels(2));
-}
-
-}  // namespace
-
 TEST_CASE("biases and LayerNorm parameters get no weight decay", "[train][optimizer]") {
-  auto model = tiny_classifier();
+  auto model = testing::tiny_classifier();
   const DecayGroups groups = decay_groups(*model);
   const std::set<std::string> no_decay(groups.no_decay_names.begin(), groups.no_decay_names.end());
   const std::set<std::string> decay(groups.decay_names.begin(), groups.decay_names.end());
@@ -39,7 +25,7 @@ TEST_CASE("biases and LayerNorm parameters get no weight decay", "[train][optimi
 }
 
 TEST_CASE("AdamW decays weights but not biases and follows set_learning_rate", "[train][optimizer]") {
-  auto model = tiny_classifier();
+  auto model = testing::tiny_classifier();
   auto optimizer = make_adamw(*model, AdamWSettings().lr(0.1).weight_decay(0.5));
   set_learning_rate(*optimizer, 0.2);
   const auto& weight = model->classifier->dense->weight;
@@ -58,7 +44,7 @@ TEST_CASE("AdamW decays weights but not biases and follows set_learning_rate", "
 }
 
 TEST_CASE("an optimizer over a frozen model is refused", "[train][optimizer]") {
-  auto model = tiny_classifier();
+  auto model = testing::tiny_classifier();
   for (auto& parameter : model->parameters()) parameter.set_requires_grad(false);
   CHECK_THROWS_WITH(make_adamw(*model, AdamWSettings()), Contains("no trainable parameters"));
 }

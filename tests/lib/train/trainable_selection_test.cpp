@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "lib/train/tiny_classifier.h"
 #include "models/roberta.h"
 #include "peft/lora.h"
 #include "sites/site_registry.h"
@@ -10,16 +11,6 @@ using namespace capaboost;
 using Catch::Contains;
 
 namespace {
-
-RobertaForSequenceClassification tiny() {
-  return RobertaForSequenceClassification(RobertaOptions()
-                                              .vocab_size(30)
-                                              .hidden_size(8)
-                                              .num_hidden_layers(1)
-                                              .num_attention_heads(2)
-                                              .intermediate_size(12)
-                                              .max_position_embeddings(12));
-}
 
 std::vector<std::string> trainable_names(torch::nn::Module& model) {
   std::vector<std::string> names;
@@ -32,7 +23,7 @@ std::vector<std::string> trainable_names(torch::nn::Module& model) {
 }  // namespace
 
 TEST_CASE("BitFit trains every bias and the head only", "[train][trainable_selection]") {
-  auto model = tiny();
+  auto model = testing::tiny_classifier();
   select_trainable_parameters(*model, TrainedParameters::kBiasesAndHead, {"classifier."});
   for (const auto& name : trainable_names(*model)) {
     const bool bias = name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0;
@@ -46,7 +37,7 @@ TEST_CASE("BitFit trains every bias and the head only", "[train][trainable_selec
 }
 
 TEST_CASE("full fine-tuning trains everything and PEFT only tuners and head", "[train][trainable_selection]") {
-  auto model = tiny();
+  auto model = testing::tiny_classifier();
   const int64_t all = select_trainable_parameters(*model, TrainedParameters::kAll, {"classifier."});
   int64_t total = 0;
   for (const auto& parameter : model->parameters()) total += parameter.numel();
@@ -65,7 +56,7 @@ TEST_CASE("full fine-tuning trains everything and PEFT only tuners and head", "[
 }
 
 TEST_CASE("a selection that trains nothing is refused", "[train][trainable_selection]") {
-  auto model = tiny();
+  auto model = testing::tiny_classifier();
   CHECK_THROWS_WITH(select_trainable_parameters(*model, TrainedParameters::kTunersAndHead, {"no_such_head."}),
                     Contains("nothing trains"));
 }
