@@ -65,6 +65,21 @@ void remove_abandoned_builds(const fs::path& parent, const std::string& name) {
   }
 }
 
+// Copies `vectors` (V, C) into the rows of `embeddings` they cover (non-zero rows), rescaled so that
+// their standard deviation is the random initialisation's: the embedding LayerNorm then sees word and
+// position embeddings in the same proportion as in a randomly initialised RoBERTa.
+void start_word_embeddings_from(torch::nn::EmbeddingImpl& embeddings, const torch::Tensor& vectors,
+                                double initializer_range) {
+  torch::NoGradGuard no_grad;
+  auto& weight = embeddings.weight;  // (V, C)
+  TORCH_CHECK(vectors.sizes() == weight.sizes(), "word vectors ", vectors.sizes(),
+              " do not match the embedding matrix ", weight.sizes());
+  const auto covered = vectors.abs().sum(1).gt(0);  // (V)
+  TORCH_CHECK(covered.any().item<bool>(), "word vectors: every row is 0 (is the training text empty?)");
+  const auto scale = initializer_range / vectors.index({covered}).std().item<double>();
+  weight.copy_(torch::where(covered.unsqueeze(1), vectors * scale, weight));
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -95,6 +110,16 @@ void build_into(const fs::path& tmp, const BackboneRecipe& recipe, const Backbon
   // Seeding before construction makes the initial weights part of what the seed fixes.
   torch::manual_seed(recipe.pretrain.seed());
   RobertaForMaskedLM model(recipe.model_options(tokenizer->vocab_size(), tokenizer->pad_id()));
+  double embedding_seconds = 0.0;
+  if (recipe.embedding_init) {
+    say(recipe, "word vectors from co-occurrence statistics (PPMI-SVD)");
+    const auto embedding_start = std::chrono::steady_clock::now();
+    start_word_embeddings_from(*model->roberta->embeddings->word_embeddings,
+                               distributional_embeddings(train.ids, tokenizer->vocab_size(),
+                                                         tokenizer->special_ids(), *recipe.embedding_init),
+                               model->options.initializer_range());
+    embedding_seconds = seconds_since(embedding_start);
+  }
   const MlmMasker masker(
       MlmMaskingOptions(tokenizer->mask_id(), tokenizer->vocab_size(), tokenizer->special_ids())
           .mlm_probability(recipe.mlm_probability)
@@ -128,6 +153,7 @@ void build_into(const fs::path& tmp, const BackboneRecipe& recipe, const Backbon
                                   {{"corpus", corpus_seconds},
                                    {"tokenizer", tokenizer_seconds},
                                    {"encode", encode_seconds},
+                                   {"embedding_init", embedding_seconds},
                                    {"pretrain", result.wall_seconds},
                                    {"total", corpus_seconds + seconds_since(start)}}}};
   write_file_atomically((tmp / kPretrainRecordFileName).string(), record.dump(2) + "\n");
@@ -196,6 +222,7 @@ nlohmann::json BackboneRecipe::key_material(const std::string& manifest_sha256) 
             {"max_blocks", train_blocks.max_blocks()},
             {"heldout_max_blocks", heldout_max_blocks}}},
           {"mlm_probability", mlm_probability},
+          {"embedding_init", embedding_init ? embedding_init->to_json() : nlohmann::json(nullptr)},
           {"pretrain", pretrain.to_json()}};
 }
 

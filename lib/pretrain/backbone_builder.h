@@ -18,6 +18,7 @@
 #include <string>
 
 #include "models/roberta_config.h"
+#include "pretrain/distributional_embeddings.h"
 #include "pretrain/mlm_pretrainer.h"
 #include "pretrain/text_blocks.h"
 #include "tokenizers/tokenizer.h"
@@ -75,6 +76,9 @@ struct BackboneRecipe {
   /// Held-out blocks encoded (block_size is train_blocks'; max_blocks bounds the evaluation cost).
   int64_t heldout_max_blocks = 0;
   double mlm_probability = 0.15;
+  /// When set, the word embeddings start from PPMI-SVD vectors of the training blocks (scaled to the
+  /// random initialisation's standard deviation) instead of random ones; dim must be the hidden size.
+  std::optional<DistributionalEmbeddingOptions> embedding_init;
   MlmPretrainOptions pretrain;
 
   /// The model options actually built for a tokenizer of `vocab_size` ids padded with `pad_id`.

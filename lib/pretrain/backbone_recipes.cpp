@@ -38,6 +38,7 @@ BackboneRecipe mini() {
       RobertaOptions().hidden_size(128).num_hidden_layers(4).num_attention_heads(4).intermediate_size(512);
   recipe.train_blocks = TextBlockOptions().block_size(128);
   recipe.heldout_max_blocks = 256;
+  recipe.embedding_init = DistributionalEmbeddingOptions(128);
   recipe.pretrain = MlmPretrainOptions()
                         .steps(2800)
                         .batch_size(32)
@@ -59,6 +60,7 @@ BackboneRecipe smoke() {
       RobertaOptions().hidden_size(64).num_hidden_layers(2).num_attention_heads(2).intermediate_size(128);
   recipe.train_blocks = TextBlockOptions().block_size(64);
   recipe.heldout_max_blocks = 32;
+  recipe.embedding_init = DistributionalEmbeddingOptions(64);
   recipe.pretrain = MlmPretrainOptions()
                         .steps(40)
                         .batch_size(8)

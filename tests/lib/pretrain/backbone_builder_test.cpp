@@ -7,6 +7,7 @@
 #include "lib/pretrain/pretrain_fixture.h"
 #include "lib/tokenizers/tiny_bpe_dir.h"
 #include "models/roberta_pretrained.h"
+#include "pretrain/distributional_embeddings.h"
 #include "pretrain/backbone_recipes.h"
 #include "support/temp_dir.h"
 #include "tokenizers/byte_level_bpe_tokenizer.h"
@@ -94,6 +95,38 @@ TEST_CASE("ensure_backbone builds once and is a cache hit afterwards", "[pretrai
   auto longer = tiny_recipe();
   longer.pretrain.steps(5);
   CHECK_FALSE(find_backbone(longer, fixture.stages(), env).has_value());
+}
+
+TEST_CASE("A backbone with embedding_init starts from the distributional word vectors", "[pretrain][backbone]") {
+  TempDir cache;
+  FixtureStages fixture;
+  const auto env = BackboneEnvironment::at(cache.path().string());
+  auto recipe = tiny_recipe();
+  recipe.embedding_init = DistributionalEmbeddingOptions(16).window(2);
+  recipe.pretrain.peak_lr(1e-9);  // the steps barely move the weights: what is saved is the start
+  const auto dir = ensure_backbone(recipe, fixture.stages(), env);
+
+  const auto record = nlohmann::json::parse(std::ifstream(fs::path(dir) / "pretrain.json"));
+  CHECK(record["key_material"]["embedding_init"]["method"] == "ppmi-svd");
+  CHECK(record["seconds"]["embedding_init"].get<double>() > 0.0);
+  auto plain = tiny_recipe();
+  plain.pretrain.peak_lr(1e-9);
+  CHECK_FALSE(find_backbone(plain, fixture.stages(), env).has_value());  // a different key
+
+  // Rows the corpus covers are the vectors, rescaled to the random initialisation's spread.
+  const ByteLevelBpeTokenizer tokenizer(dir);
+  const auto train =
+      encode_text_blocks(tokenizer, record["corpus"]["train_path"].get<std::string>(), recipe.train_blocks);
+  const auto vectors = distributional_embeddings(train.ids, tokenizer.vocab_size(), tokenizer.special_ids(),
+                                                 *recipe.embedding_init);  // (V, 16)
+  auto [model, report] = load_roberta_for_masked_lm(dir);
+  const auto weight = model->roberta->embeddings->word_embeddings->weight.detach();  // (V, 16)
+  const auto covered = vectors.abs().sum(1).gt(0);
+  REQUIRE(covered.sum().item<int64_t>() > 10);
+  const auto saved = weight.index({covered}), expected = vectors.index({covered});
+  const auto cosine = (saved * expected).sum(1) / (saved.norm(2, 1) * expected.norm(2, 1));
+  CHECK(cosine.min().item<double>() > 0.999);
+  CHECK(saved.std().item<double>() == Approx(recipe.model.initializer_range()).epsilon(0.01));
 }
 
 TEST_CASE("A failed backbone build leaves nothing that looks complete", "[pretrain][backbone]") {
