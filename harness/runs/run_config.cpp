@@ -103,6 +103,15 @@ std::vector<RunConfig> expand_spec(const Spec& spec, const std::string& profile,
             if (lr > 0) p["lr"] = lr;
             p["seed"] = seed;
             // The profile wins over everything: it is how a paper-scale spec is rescaled.
+            for (auto& [key, pairs] : overlay.replace.items()) {
+              if (!p.contains(key)) continue;
+              for (const auto& pair : pairs) {
+                if (p[key] == pair[0]) {
+                  p[key] = pair[1];
+                  break;
+                }
+              }
+            }
             for (auto& [key, value] : overlay.set.items()) p[key] = value;
             run.data_fingerprint = fingerprint ? fingerprint(p) : "none";
             if (model_fingerprint) run.model_fingerprint = model_fingerprint(p);

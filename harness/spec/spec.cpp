@@ -68,6 +68,29 @@ class Reader {
     return result;
   }
 
+  // {parameter: {from: to, …}, …} → {parameter: [[from, to], …]}, both values typed as the parameter.
+  nlohmann::json replacements(const YAML::Node& map, const std::string& where) {
+    nlohmann::json result = nlohmann::json::object();
+    if (!expect_map(map, where)) return result;
+    for (const auto& item : map) {
+      const auto key = item.first.as<std::string>();
+      const ParameterDef* def = find_parameter(key);
+      if (!def) {
+        error(item.first, fmt::format("unknown parameter '{}' in {}{}", key, where, did_you_mean(key, run_parameter_names())));
+        continue;
+      }
+      if (!expect_map(item.second, fmt::format("{} '{}' (old value: new value)", where, key))) continue;
+      auto pairs = nlohmann::json::array();
+      for (const auto& pair : item.second) {
+        auto from = convert_parameter(*def, pair.first, file_, diagnostics_);
+        auto to = convert_parameter(*def, pair.second, file_, diagnostics_);
+        if (from && to) pairs.push_back({*from, *to});
+      }
+      result[key] = pairs;
+    }
+    return result;
+  }
+
   Axes axes(const YAML::Node& map, const std::string& where) {
     Axes result;
     if (!expect_map(map, where)) return result;
@@ -117,8 +140,9 @@ class Reader {
     ProfileOverlay overlay;
     const std::string where = fmt::format("profile '{}'", name);
     if (!expect_map(node, where)) return overlay;
-    check_keys(node, {"set", "seeds", "lr_grid", "grid", "zip"}, where);
+    check_keys(node, {"set", "replace", "seeds", "lr_grid", "grid", "zip"}, where);
     if (node["set"]) overlay.set = parameters(node["set"], where + " set");
+    if (node["replace"]) overlay.replace = replacements(node["replace"], where + " replace");
     if (node["seeds"]) overlay.seeds = list<int64_t>(node["seeds"], "seeds", 0, false);
     if (node["lr_grid"]) overlay.lr_grid = list<double>(node["lr_grid"], "lr_grid", 0, true);
     if (node["grid"]) overlay.grid = axes(node["grid"], where + " grid");
@@ -146,6 +170,7 @@ std::optional<YAML::Node> load_yaml(const std::string& path, std::vector<Diagnos
 
 void merge_overlay(ProfileOverlay& into, const ProfileOverlay& from) {
   for (auto& [key, value] : from.set.items()) into.set[key] = value;
+  for (auto& [key, pairs] : from.replace.items()) into.replace[key] = pairs;
   if (from.seeds) into.seeds = from.seeds;
   if (from.lr_grid) into.lr_grid = from.lr_grid;
   if (from.zip) into.zip = from.zip;

@@ -13,6 +13,7 @@
 //   seeds: [42, 43, 44]               # an axis of its own; tables show mean ± std over it
 //   lr_grid: [1e-4, 3e-4]             # learning rates; reports keep the best on eval per cell
 //   profiles: {mini: {set: {...}, seeds: [42], grid: {...}, zip: {...}}}  # overlays on experiments/profiles.yaml
+//   profiles: {smoke: {replace: {model: {mini: smoke}}}}  # swap one value of a parameter, keep the rest
 //   report: {table: {rows: label, columns: rank, metric: rank, decimals: 0}}
 //
 // Loading validates everything and reports all problems at once, with file:line and did-you-mean.
@@ -45,6 +46,9 @@ struct ProfileOverlay {
   std::optional<std::vector<double>> lr_grid;
   Axes grid;  ///< axes named here replace the spec's axes of the same name
   std::optional<Axes> zip;  ///< replaces the spec's zip axes as a whole (e.g. fewer tasks)
+  /// parameter → [[from, to], …]: a run whose parameter equals `from` gets `to` instead, before `set`
+  /// (e.g. smoke runs the smoke encoder wherever a row names mini, and smoke-random for mini-random).
+  nlohmann::json replace = nlohmann::json::object();
 };
 
 struct TableLayout {

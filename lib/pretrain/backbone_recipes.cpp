@@ -29,6 +29,12 @@ nlohmann::json sentencepiece_options(int64_t vocab_size) {
 // (~1e14 FLOPs: about 1M parameters on ~15M tokens). The first mini recipe, width 256 for 800 steps
 // (3.3M tokens), reached 0.132 but did not beat random initialisation downstream. 2800 steps × 4096
 // tokens = 11.5M tokens (~1.9 epochs) take ~21 min at 9k tok/s, inside the 30-minute budget.
+//
+// MLM alone stays near "copy the input, else the most frequent token" in this budget (0.146 held-out
+// accuracy; 0.149 needs no context at all), and neither sinusoidal position initialisation, dropout 0
+// nor pre-LN moved that at 800 steps (0.104-0.109 against 0.104). So the word embeddings start from
+// PPMI-SVD vectors of the same training text (~20 s): on a frozen encoder with LoRA they lift
+// SST-2-10k from 62.0 (random) to 68.7, where MLM alone gave 62.6.
 BackboneRecipe mini() {
   BackboneRecipe recipe;
   recipe.profile = "mini";

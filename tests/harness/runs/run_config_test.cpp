@@ -69,3 +69,23 @@ TEST_CASE("run keys are stable across key order and labels and change with any c
   CHECK(canonical_run_text(e) != canonical_run_text(a));
   CHECK(canonical_run_text(e).find(R"("model":"recipe:123")") != std::string::npos);
 }
+
+TEST_CASE("a profile's replace swaps one parameter value and leaves the others", "[harness][expand]") {
+  // experiments/profiles.yaml: under smoke, rows naming the mini encoder run the smoke encoder.
+  const Spec spec = load_spec(std::string(CAPABOOST_SOURCE_DIR) + "/experiments/backbone_sanity.yaml");
+  std::set<std::string> smoke_models, mini_models;
+  for (const auto& run : expand_spec(spec, "smoke", nullptr)) smoke_models.insert(run.parameters.at("model"));
+  for (const auto& run : expand_spec(spec, "mini", nullptr)) mini_models.insert(run.parameters.at("model"));
+  CHECK(smoke_models == std::set<std::string>{"smoke", "smoke-random"});
+  CHECK(mini_models == std::set<std::string>{"mini", "mini-random"});
+
+  // `set` still wins over `replace`; values not listed are untouched.
+  Spec copy = spec;
+  copy.profiles["smoke"].set["model"] = "tiny-random";
+  for (const auto& run : expand_spec(copy, "smoke", nullptr)) CHECK(run.parameters.at("model") == "tiny-random");
+  copy.profiles["smoke"].set.erase("model");
+  copy.profiles["smoke"].replace = nlohmann::json::parse(R"({"model": [["mini", "smoke"]]})");
+  std::set<std::string> partly;
+  for (const auto& run : expand_spec(copy, "smoke", nullptr)) partly.insert(run.parameters.at("model"));
+  CHECK(partly == std::set<std::string>{"smoke", "mini-random"});
+}
