@@ -68,17 +68,24 @@ class Reader {
     return result;
   }
 
+  // The definition of the run parameter `key` names, or nullptr after reporting it as unknown.
+  const ParameterDef* known_parameter(const YAML::Node& key, const std::string& where) {
+    const auto name = key.as<std::string>();
+    const ParameterDef* def = find_parameter(name);
+    if (!def) {
+      error(key, fmt::format("unknown parameter '{}' in {}{}", name, where, did_you_mean(name, run_parameter_names())));
+    }
+    return def;
+  }
+
   // {parameter: {from: to, …}, …} → {parameter: [[from, to], …]}, both values typed as the parameter.
   nlohmann::json replacements(const YAML::Node& map, const std::string& where) {
     nlohmann::json result = nlohmann::json::object();
     if (!expect_map(map, where)) return result;
     for (const auto& item : map) {
       const auto key = item.first.as<std::string>();
-      const ParameterDef* def = find_parameter(key);
-      if (!def) {
-        error(item.first, fmt::format("unknown parameter '{}' in {}{}", key, where, did_you_mean(key, run_parameter_names())));
-        continue;
-      }
+      const ParameterDef* def = known_parameter(item.first, where);
+      if (!def) continue;
       if (!expect_map(item.second, fmt::format("{} '{}' (old value: new value)", where, key))) continue;
       auto pairs = nlohmann::json::array();
       for (const auto& pair : item.second) {
@@ -96,11 +103,8 @@ class Reader {
     if (!expect_map(map, where)) return result;
     for (const auto& item : map) {
       const auto key = item.first.as<std::string>();
-      const ParameterDef* def = find_parameter(key);
-      if (!def) {
-        error(item.first, fmt::format("unknown parameter '{}' in {}{}", key, where, did_you_mean(key, run_parameter_names())));
-        continue;
-      }
+      const ParameterDef* def = known_parameter(item.first, where);
+      if (!def) continue;
       if (!item.second.IsSequence() || item.second.size() == 0) {
         error(item.second, fmt::format("axis '{}' in {} must be a non-empty list of values", key, where));
         continue;
