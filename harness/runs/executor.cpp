@@ -32,8 +32,8 @@ std::string reason_of(const std::exception& e) {
   return e.what();
 }
 
-// Starts `jobs` copies of this program as workers and waits for them.
-ExecuteSummary run_workers(const ExecuteOptions& options) {
+// Starts `jobs` copies of this program as workers and waits for them (what they did is in the store).
+void run_workers(const ExecuteOptions& options) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = std::max(1, cores / options.jobs);
   std::vector<pid_t> children;
@@ -54,13 +54,10 @@ ExecuteSummary run_workers(const ExecuteOptions& options) {
     if (pid < 0) throw std::runtime_error("capaboost: fork failed while starting workers");
     children.push_back(pid);
   }
-  ExecuteSummary summary;
   for (pid_t child : children) {
     int status = 0;
     waitpid(child, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++summary.failed;
   }
-  return summary;
 }
 
 }  // namespace
@@ -136,8 +133,13 @@ ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, c
   if (options.jobs > 1 && options.worker < 0 && pending.size() > 1) {
     fmt::print("{} runs to do, {} finished; starting {} workers\n", pending.size(), summary.skipped, options.jobs);
     std::fflush(stdout);
-    const auto workers = run_workers(options);
-    summary.failed = workers.failed;
+    run_workers(options);
+    // The records are the truth about what the workers did: a run whose worker died has none and
+    // counts as failed, like one recorded as failed.
+    for (const auto* run : pending) {
+      const auto record = store.read(run->key);
+      ++(record && record->value("status", "") == "ok" ? summary.succeeded : summary.failed);
+    }
     return summary;
   }
   int index = 0;

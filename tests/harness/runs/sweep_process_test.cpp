@@ -113,6 +113,7 @@ TEST_CASE("run --jobs 2 records the same keys and metrics as --jobs 1", "[harnes
   INFO(read(dir.path() / "parallel.log"));
   REQUIRE(status == 0);
   CHECK_THAT(read(dir.path() / "parallel.log"), Catch::Contains("starting 2 workers"));
+  CHECK_THAT(read(dir.path() / "parallel.log"), Catch::Contains(": 8 run, 0 failed, 0 already recorded"));
   const auto one = metrics(serial);
   const auto two = metrics(parallel);
   CHECK(one.size() == 8);
