@@ -132,18 +132,22 @@ std::vector<std::string> backbone_names() {
   return names;
 }
 
-std::string offline_backbone_fingerprint(const nlohmann::json& parameters) {
-  const std::string model = parameters.value("model", std::string());
+std::optional<std::string> offline_backbone_profile(const std::string& model) {
   const std::string suffix = "-random";
-  const std::string profile =
-      model.size() > suffix.size() && model.compare(model.size() - suffix.size(), suffix.size(), suffix) == 0
-          ? model.substr(0, model.size() - suffix.size())
-          : model;
+  const bool random_twin =
+      model.size() > suffix.size() && model.compare(model.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const std::string profile = random_twin ? model.substr(0, model.size() - suffix.size()) : model;
   const auto profiles = backbone_profiles();
-  if (std::find(profiles.begin(), profiles.end(), profile) == profiles.end()) return "";
+  if (std::find(profiles.begin(), profiles.end(), profile) == profiles.end()) return std::nullopt;
+  return profile;
+}
+
+std::string offline_backbone_fingerprint(const nlohmann::json& parameters) {
+  const auto profile = offline_backbone_profile(parameters.value("model", std::string()));
+  if (!profile) return "";
   // The recipe without the corpus manifest: computable without building anything; the corpus itself
   // is pinned by the package versions the Makefile installs.
-  return "recipe:" + capaboost::sha256_hex(backbone_recipe(profile).key_material("").dump());
+  return "recipe:" + capaboost::sha256_hex(backbone_recipe(*profile).key_material("").dump());
 }
 
 Backbone load_backbone(const std::string& name, int64_t num_labels, const BackboneContext& context) {

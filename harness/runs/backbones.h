@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,10 @@ Backbone load_backbone(const std::string& name, int64_t num_labels, const Backbo
 
 /// The named (non-directory) backbones.
 std::vector<std::string> backbone_names();
+
+/// The backbone recipe profile (`mini`, `smoke`) a model name builds on: the name itself or its
+/// `-random` twin. Empty for every other model.
+std::optional<std::string> offline_backbone_profile(const std::string& model);
 
 /// For the suite's own encoders (`mini`, `smoke` and their `-random` twins): "recipe:" + SHA-256 of the
 /// recipe that builds them, so run keys change when the recipe does. Empty for every other model (or

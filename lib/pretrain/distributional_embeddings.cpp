@@ -54,9 +54,10 @@ torch::Tensor positive_pmi(const torch::Tensor& counts, double context_smoothing
   const auto word = c.sum(1) / total;                  // P(w): (V)
   const auto context_mass = c.sum(0).pow(context_smoothing);
   const auto context = context_mass / context_mass.sum();  // P_α(c): (V)
-  const auto pmi = torch::log(c / total / (word.unsqueeze(1) * context.unsqueeze(0)));  // (V, V)
-  // Zero counts give log 0 = −inf (and 0/0 for unseen words): PPMI is 0 there by definition.
-  return torch::where(c > 0, pmi.clamp_min(0.0), torch::zeros_like(pmi)).to(torch::kFloat);
+  auto pmi = torch::log(c / total / (word.unsqueeze(1) * context.unsqueeze(0)));  // (V, V)
+  // Zero counts give log 0 = −inf (and 0/0 for unseen words): PPMI is 0 there by definition. In place:
+  // at V = 8k every (V, V) float64 temporary is 512 MB.
+  return pmi.clamp_min_(0.0).masked_fill_(c <= 0, 0.0).to(torch::kFloat);
 }
 
 std::pair<torch::Tensor, torch::Tensor> truncated_svd(const torch::Tensor& matrix, int64_t rank,
@@ -91,7 +92,7 @@ torch::Tensor distributional_embeddings(const torch::Tensor& ids, int64_t vocab_
   // U·√S: the symmetric split of the singular values (Levy et al.'s p = 0.5), better than U·S for
   // similarity. Rows with an all-zero PPMI row (special or unseen ids) come out 0 up to rounding: make
   // them exactly 0 so the caller can tell.
-  const auto seen = ppmi.abs().sum(1).gt(0).unsqueeze(1);                         // (V, 1)
+  const auto seen = ppmi.sum(1).gt(0).unsqueeze(1);  // (V, 1); PPMI is non-negative
   return torch::where(seen, u * s.sqrt().unsqueeze(0), torch::zeros_like(u));  // (V, dim)
 }
 

@@ -21,6 +21,9 @@ TEST_CASE("the suite's own encoders are identified by their recipe in run keys, 
   CHECK(of("roberta-base").empty());
   CHECK(of("-random").empty());
   CHECK(offline_backbone_fingerprint({{"method", "lora"}}).empty());
+  CHECK(offline_backbone_profile("mini-random") == "mini");
+  CHECK(offline_backbone_profile("smoke") == "smoke");
+  CHECK_FALSE(offline_backbone_profile("roberta-base-random").has_value());
 }
 
 TEST_CASE("every spec's runs on the suite's own encoders fit the encoder's positions", "[harness][backbones]") {
@@ -32,13 +35,12 @@ TEST_CASE("every spec's runs on the suite's own encoders fit the encoder's posit
     const Spec spec = load_spec(entry.path().string());
     for (const auto& profile : profile_names()) {
       for (const auto& run : expand_spec(spec, profile, nullptr)) {
-        const auto model = run.parameters.value("model", std::string());
-        const auto encoder = model.substr(0, model.rfind("-random"));
-        if (encoder != "mini" && encoder != "smoke") continue;
+        const auto encoder = offline_backbone_profile(run.parameters.value("model", std::string()));
+        if (!encoder) continue;
         INFO(entry.path().filename().string() << " profile " << profile << " row " << run.label);
         // 128 is the finetune measure's default max_length.
         CHECK(run.parameters.value("max_length", int64_t{128}) <=
-              capaboost::backbone_recipe(encoder).train_blocks.block_size());
+              capaboost::backbone_recipe(*encoder).train_blocks.block_size());
         ++checked;
       }
     }
