@@ -88,8 +88,10 @@ std::string measured_text(const Cell* cell, int decimals, bool latex) {
   if (!cell || (cell->empty() && !cell->failed)) return latex ? "--" : "–";
   if (cell->empty()) return "failed";
   const std::string mean = fmt::format("{:.{}f}", cell->mean(), decimals);
-  std::string text = latex ? fmt::format("{}_{{\\pm {:.{}f}}}", mean, cell->std(), decimals)
-                           : fmt::format("{} ± {:.{}f}", mean, cell->std(), decimals);
+  // One value has no spread to show: "± 0.0" would claim a measured zero variance.
+  std::string text = cell->values.size() < 2 ? mean
+                     : latex ? fmt::format("{}_{{\\pm {:.{}f}}}", mean, cell->std(), decimals)
+                             : fmt::format("{} ± {:.{}f}", mean, cell->std(), decimals);
   if (cell->missing || cell->failed) text += latex ? "^{\\dagger}" : " †";
   return text;
 }
@@ -171,7 +173,7 @@ std::string render_csv(const TableDocument& d) {
       if (const auto* cell = find_cell(d, row, column)) {
         out += fmt::format("{},{},measured,{},{},{},{},{},{},{}\n", quote(row), quote(column),
                            cell->empty() ? "" : fmt::format("{}", cell->mean()),
-                           cell->empty() ? "" : fmt::format("{}", cell->std()), cell->values.size(), cell->failed,
+                           cell->values.size() < 2 ? "" : fmt::format("{}", cell->std()), cell->values.size(), cell->failed,
                            cell->missing, cell->selected_lr > 0 ? fmt::format("{}", cell->selected_lr) : "",
                            fmt::format("{}", fmt::join(cell->keys, " ")));
       }

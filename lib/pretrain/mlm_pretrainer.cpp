@@ -56,7 +56,9 @@ int64_t most_frequent_token(const torch::Tensor& ids, const MlmMasker& masker) {
 struct HeldoutScore {
   double loss = 0.0;
   double accuracy = 0.0;
+  double masked_accuracy = 0.0;
   double baseline_accuracy = 0.0;
+  double no_context_accuracy = 0.0;
   int64_t targets = 0;
 };
 
@@ -67,7 +69,10 @@ HeldoutScore evaluate(RobertaForMaskedLMImpl& model, const torch::Tensor& blocks
   model.eval();
   double loss_sum = 0.0;
   int64_t correct = 0;
+  int64_t masked_correct = 0;
+  int64_t masked_targets = 0;
   int64_t baseline_correct = 0;
+  int64_t no_context_correct = 0;
   int64_t targets = 0;
   for (int64_t begin = 0, chunk = 0; begin < blocks.size(0); begin += batch_size, ++chunk) {
     const auto ids = blocks.slice(0, begin, std::min(begin + batch_size, blocks.size(0)));
@@ -75,16 +80,31 @@ HeldoutScore evaluate(RobertaForMaskedLMImpl& model, const torch::Tensor& blocks
     if ((batch.labels != kIgnoreLabel).sum().item<int64_t>() == 0) continue;
     const auto out = model.forward(batch.input_ids, batch.labels);
     const int64_t n = out.labels.size(0);
+    // The 10% of targets left unchanged can be answered by copying the input, so overall accuracy
+    // mixes context with copying. Targets shown as <mask> measure context alone, and the no-context
+    // baseline (copy a visible token, else guess the unigram) is what overall accuracy must beat.
+    const auto shown = batch.input_ids.reshape({-1}).masked_select(batch.labels.reshape({-1}) != kIgnoreLabel);  // (N)
+    const auto is_mask = shown == masker.options().mask_id();                                                    // (N)
+    const auto hits = out.logits.argmax(-1) == out.labels;                                                       // (N)
+    const auto unigram_hits = out.labels == baseline_token;                                                      // (N)
     loss_sum += out.loss.item<double>() * static_cast<double>(n);
-    correct += (out.logits.argmax(-1) == out.labels).sum().item<int64_t>();
-    baseline_correct += (out.labels == baseline_token).sum().item<int64_t>();
+    correct += hits.sum().item<int64_t>();
+    masked_correct += hits.logical_and(is_mask).sum().item<int64_t>();
+    masked_targets += is_mask.sum().item<int64_t>();
+    baseline_correct += unigram_hits.sum().item<int64_t>();
+    no_context_correct += torch::where(is_mask, unigram_hits, shown == out.labels).sum().item<int64_t>();
     targets += n;
   }
   model.train(was_training);
   TORCH_CHECK(targets > 0, "MLM pre-training: the held-out blocks produced no masked position to evaluate");
   const auto total = static_cast<double>(targets);
-  return {loss_sum / total, static_cast<double>(correct) / total,
-          static_cast<double>(baseline_correct) / total, targets};
+  const auto share = [total](int64_t count) { return static_cast<double>(count) / total; };
+  return {loss_sum / total,
+          share(correct),
+          masked_targets > 0 ? static_cast<double>(masked_correct) / static_cast<double>(masked_targets) : 0.0,
+          share(baseline_correct),
+          share(no_context_correct),
+          targets};
 }
 
 }  // namespace
@@ -110,13 +130,16 @@ nlohmann::json MlmPretrainResult::to_json() const {
                         {"train_loss", point.train_loss},
                         {"heldout_loss", point.heldout_loss},
                         {"heldout_accuracy", point.heldout_accuracy},
+                        {"heldout_masked_accuracy", point.heldout_masked_accuracy},
                         {"lr", point.lr},
                         {"elapsed_seconds", point.elapsed_seconds}});
   }
   return {{"log", log_json},
           {"final_heldout_loss", final_heldout_loss},
           {"final_heldout_accuracy", final_heldout_accuracy},
+          {"final_heldout_masked_accuracy", final_heldout_masked_accuracy},
           {"baseline_accuracy", baseline_accuracy},
+          {"no_context_accuracy", no_context_accuracy},
           {"baseline_token", baseline_token},
           {"heldout_targets", heldout_targets},
           {"steps", steps},
@@ -194,17 +217,20 @@ MlmPretrainResult pretrain_mlm(RobertaForMaskedLMImpl& model, const TextBlocks& 
       const auto score = evaluate(model, heldout_ids, masker, options.batch_size(), result.baseline_token);
       MlmEvalPoint point{step + 1,   loss_since_eval / static_cast<double>(steps_since_eval),
                          score.loss, score.accuracy,
-                         lr,         seconds_since(start)};
+                         score.masked_accuracy, lr,
+                         seconds_since(start)};
       result.log.push_back(point);
       result.baseline_accuracy = score.baseline_accuracy;
+      result.no_context_accuracy = score.no_context_accuracy;
       result.heldout_targets = score.targets;
       loss_since_eval = 0.0;
       steps_since_eval = 0;
       if (options.show_progress()) {
         fmt::print(stderr,
-                   "{} step {}: train loss {:.4f}, held-out loss {:.4f}, accuracy {:.4f} (unigram {:.4f})\n",
+                   "{} step {}: train loss {:.4f}, held-out loss {:.4f}, accuracy {:.4f} (no context {:.4f}), "
+                   "at <mask> {:.4f} (unigram {:.4f})\n",
                    options.label(), point.step, point.train_loss, point.heldout_loss, point.heldout_accuracy,
-                   score.baseline_accuracy);
+                   score.no_context_accuracy, point.heldout_masked_accuracy, score.baseline_accuracy);
       }
     }
   }
@@ -214,6 +240,7 @@ MlmPretrainResult pretrain_mlm(RobertaForMaskedLMImpl& model, const TextBlocks& 
   result.train_tokens = options.steps() * tokens_per_step;
   result.final_heldout_loss = result.log.back().heldout_loss;
   result.final_heldout_accuracy = result.log.back().heldout_accuracy;
+  result.final_heldout_masked_accuracy = result.log.back().heldout_masked_accuracy;
   result.wall_seconds = seconds_since(start);
   result.tokens_per_second = static_cast<double>(result.train_tokens) / train_seconds;
   return result;

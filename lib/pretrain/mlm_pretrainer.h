@@ -53,7 +53,8 @@ struct MlmEvalPoint {
   int64_t step = 0;           ///< optimizer steps done
   double train_loss = 0.0;    ///< mean training loss over the steps since the previous point
   double heldout_loss = 0.0;  ///< mean cross-entropy over the held-out target positions
-  double heldout_accuracy = 0.0;
+  double heldout_accuracy = 0.0;         ///< over all targets (<mask>, random and unchanged inputs)
+  double heldout_masked_accuracy = 0.0;  ///< over the targets shown as <mask>: context alone
   double lr = 0.0;  ///< learning rate of the last step
   double elapsed_seconds = 0.0;
 };
@@ -62,8 +63,12 @@ struct MlmPretrainResult {
   std::vector<MlmEvalPoint> log;
   double final_heldout_loss = 0.0;
   double final_heldout_accuracy = 0.0;
+  double final_heldout_masked_accuracy = 0.0;
   /// Accuracy of always predicting `baseline_token` on the same held-out target positions.
   double baseline_accuracy = 0.0;
+  /// Accuracy with no context at all: copy the input where it is not <mask>, else predict
+  /// `baseline_token`. Overall accuracy above it needs context.
+  double no_context_accuracy = 0.0;
   int64_t baseline_token = -1;  ///< most frequent non-special id of the training blocks
   int64_t heldout_targets = 0;  ///< target positions per evaluation
   int64_t steps = 0;

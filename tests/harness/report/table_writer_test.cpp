@@ -67,3 +67,12 @@ TEST_CASE("without paper-only rows the LaTeX table has no extra rule", "[harness
   CHECK(latex.find("Prefix-Tuning") == std::string::npos);
   CHECK_THAT(latex, Catch::Contains("LoRA (ours) & $\\mathbf{61.5_{\\pm 0.7}}$ \\\\\n\\bottomrule"));
 }
+
+TEST_CASE("a single-seed cell shows its value without a spread", "[harness][report]") {
+  auto document = document_with_paper_only_rows();
+  document.cells.cells["LoRA"]["CoLA"].values = {61.0};
+  document.cells.cells["LoRA"]["CoLA"].keys = {"k1"};
+  CHECK_THAT(render_markdown(document), Catch::Contains("| LoRA (ours) | 61.0 |\n"));
+  CHECK_THAT(render_latex(document), Catch::Contains("LoRA* & $62.2$ \\\\\nLoRA (ours) & $\\mathbf{61.0}$ \\\\\n"));
+  CHECK_THAT(render_csv(document), Catch::Contains("\"LoRA\",\"CoLA\",measured,61,,1,0,0,,k1\n"));
+}

@@ -70,6 +70,14 @@ TEST_CASE("MLM pre-training lowers the training and held-out loss", "[pretrain][
   CHECK(result.final_heldout_accuracy >= result.baseline_accuracy);
   CHECK(result.baseline_accuracy > 0.0);
   CHECK(result.heldout_targets > 0);
+  // Copying the 10% unchanged targets and guessing the unigram under the 80% <mask>: in expectation
+  // 0.1 + 0.8 · unigram. The fixture has about a hundred held-out targets (standard error about
+  // 0.04), so the margin only catches a miscount such as scoring the random replacements as copies.
+  INFO("no-context " << result.no_context_accuracy << ", at <mask> " << result.final_heldout_masked_accuracy
+                     << " over " << result.heldout_targets << " targets");
+  CHECK(result.no_context_accuracy == Approx(0.1 + 0.8 * result.baseline_accuracy).margin(0.06));
+  // At the unigram plateau the model's guess under <mask> is the most frequent token.
+  CHECK(result.final_heldout_masked_accuracy == Approx(result.baseline_accuracy).margin(0.05));
   CHECK(result.train_tokens == 60 * 8 * 32);
   CHECK(result.tokens_per_second > 0.0);
   CHECK(result.to_json()["log"].size() == 4);
