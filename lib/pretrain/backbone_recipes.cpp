@@ -1,7 +1,5 @@
 #include "pretrain/backbone_recipes.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -10,23 +8,6 @@ namespace {
 
 nlohmann::json corpus_options(int64_t max_units_per_source) {
   return {{"heldout_fraction", 0.01}, {"seed", 2024}, {"max_units_per_source", max_units_per_source}};
-}
-
-// RoBERTa's architecture with weights drawn at 1/√width instead of transformers' fixed 0.02. 0.02 is
-// ≈0.55/√width at BERT-base's 768 but only 0.23/√width at 128: queries and keys start so small that
-// attention is uniform, and because each one's gradient scales with the other, training sits on that
-// saddle. On blocks of pairs x[2k+1] = x[2k] (2 layers, width 64, lr 1e-3) accuracy at <mask> stayed at
-// 0.06 for 1,500 steps at 0.02 and reached 0.82 by step 800 at 1/√64, as torch::nn's own
-// TransformerEncoder with its default initialisation did (0.85 by step 700);
-// tests/lib/pretrain/backbone_recipes_test.cpp keeps that check. On the mini corpus at 0.02, 2,800
-// steps learned no context at all: accuracy at <mask> 0.061, the unigram baseline's 0.062.
-RobertaOptions encoder(int64_t width, int64_t layers, int64_t heads, int64_t ffn) {
-  return RobertaOptions()
-      .hidden_size(width)
-      .num_hidden_layers(layers)
-      .num_attention_heads(heads)
-      .intermediate_size(ffn)
-      .initializer_range(1.0 / std::sqrt(static_cast<double>(width)));
 }
 
 nlohmann::json sentencepiece_options(int64_t vocab_size) {
@@ -59,7 +40,8 @@ BackboneRecipe mini() {
   recipe.profile = "mini";
   recipe.corpus_options = corpus_options(0);
   recipe.tokenizer_options = sentencepiece_options(8000);
-  recipe.model = encoder(128, 4, 4, 512);
+  recipe.model =
+      RobertaOptions().hidden_size(128).num_hidden_layers(4).num_attention_heads(4).intermediate_size(512);
   recipe.train_blocks = TextBlockOptions().block_size(128);
   recipe.heldout_max_blocks = 256;
   recipe.embedding_init = DistributionalEmbeddingOptions(128);
@@ -80,7 +62,8 @@ BackboneRecipe smoke() {
   recipe.profile = "smoke";
   recipe.corpus_options = corpus_options(300);
   recipe.tokenizer_options = sentencepiece_options(1000);
-  recipe.model = encoder(64, 2, 2, 128);
+  recipe.model =
+      RobertaOptions().hidden_size(64).num_hidden_layers(2).num_attention_heads(2).intermediate_size(128);
   recipe.train_blocks = TextBlockOptions().block_size(64);
   recipe.heldout_max_blocks = 32;
   recipe.embedding_init = DistributionalEmbeddingOptions(64);
