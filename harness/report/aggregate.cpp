@@ -78,6 +78,7 @@ CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store
       }
       Cell cell = chosen->second;
       cell.selected_lr = chosen->first;
+      cell.learning_rates = lrs.size();
       for (const auto& [lr, other] : lrs) {
         if (lr == chosen->first) continue;
         cell.missing += other.missing;  // an unfinished lr makes the selection provisional

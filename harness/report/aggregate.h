@@ -18,6 +18,7 @@ struct Cell {
   int failed = 0;                  ///< runs of this cell recorded as failed
   int missing = 0;                 ///< runs of this cell with no record
   double selected_lr = 0;          ///< chosen learning rate (0 when no lr grid)
+  size_t learning_rates = 0;       ///< learning rates it was chosen from (0 or 1: nothing to choose)
 
   double mean() const;
   double std() const;  ///< sample standard deviation (n − 1); 0 for one value
