@@ -17,7 +17,7 @@ struct Cell {
   std::vector<std::string> keys;   ///< run keys that produced them
   int failed = 0;                  ///< runs of this cell recorded as failed
   int missing = 0;                 ///< runs of this cell with no record
-  double selected_lr = 0;          ///< chosen learning rate (0 when no lr grid)
+  double selected_lr = 0;          ///< the runs' learning rate, the chosen one when several ran (0: none set)
   size_t learning_rates = 0;       ///< learning rates it was chosen from (0 or 1: nothing to choose)
 
   double mean() const;

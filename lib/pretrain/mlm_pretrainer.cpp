@@ -77,16 +77,17 @@ HeldoutScore evaluate(RobertaForMaskedLMImpl& model, const torch::Tensor& blocks
   for (int64_t begin = 0, chunk = 0; begin < blocks.size(0); begin += batch_size, ++chunk) {
     const auto ids = blocks.slice(0, begin, std::min(begin + batch_size, blocks.size(0)));
     const auto batch = masker.mask(ids, kHeldoutMaskTag + chunk);
-    if ((batch.labels != kIgnoreLabel).sum().item<int64_t>() == 0) continue;
+    const auto targeted = batch.labels.reshape({-1}) != kIgnoreLabel;  // (B·T)
+    if (!targeted.any().item<bool>()) continue;
     const auto out = model.forward(batch.input_ids, batch.labels);
     const int64_t n = out.labels.size(0);
     // The 10% of targets left unchanged can be answered by copying the input, so overall accuracy
     // mixes context with copying. Targets shown as <mask> measure context alone, and the no-context
     // baseline (copy a visible token, else guess the unigram) is what overall accuracy must beat.
-    const auto shown = batch.input_ids.reshape({-1}).masked_select(batch.labels.reshape({-1}) != kIgnoreLabel);  // (N)
-    const auto is_mask = shown == masker.options().mask_id();                                                    // (N)
-    const auto hits = out.logits.argmax(-1) == out.labels;                                                       // (N)
-    const auto unigram_hits = out.labels == baseline_token;                                                      // (N)
+    const auto shown = batch.input_ids.reshape({-1}).masked_select(targeted);  // (N), the targets' inputs
+    const auto is_mask = shown == masker.options().mask_id();                  // (N)
+    const auto hits = out.logits.argmax(-1) == out.labels;                     // (N)
+    const auto unigram_hits = out.labels == baseline_token;                    // (N)
     loss_sum += out.loss.item<double>() * static_cast<double>(n);
     correct += hits.sum().item<int64_t>();
     masked_correct += hits.logical_and(is_mask).sum().item<int64_t>();
