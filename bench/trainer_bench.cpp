@@ -16,9 +16,11 @@
 
 #include "data/batching.h"
 #include "data/eval_protocol.h"
+#include "models/roberta.h"
 #include "peft/method_registry.h"
 #include "runtime/caching_cpu_allocator.h"
 #include "tokenizers/byte_level_bpe_tokenizer.h"
+#include "train/tokenized_dataset.h"
 #include "train/trainable_selection.h"
 #include "train/trainer.h"
 
@@ -56,28 +58,31 @@ void BM_TrainerEpochCoLA1000(benchmark::State& state) {
   }
   const Splits splits = make_glue_splits(task, root, SplitOptions().max_train_examples(kSentences));
   const ByteLevelBpeTokenizer tokenizer((root.path / "tokenizers" / "roberta-base").string());
+  const auto train = std::make_shared<TokenizedDataset>(TokenizedDataset::tokenize(splits.train, tokenizer, task, 128));
   TrainingData data;
-  data.task = &task;
-  data.train = TokenizedDataset::tokenize(splits.train, tokenizer, task, 128);
+  data.train = train;
   // Evaluation is not part of the comparison: a handful of examples keeps it negligible.
   const std::vector<Example> few(splits.eval.begin(), splits.eval.begin() + 8);
-  data.eval = data.test = TokenizedDataset::tokenize(few, tokenizer, task, 128);
+  data.eval = data.test = std::make_shared<TokenizedDataset>(TokenizedDataset::tokenize(few, tokenizer, task, 128));
   data.eval_is_test = true;
-  write_epoch_ids(data.train, env_or("CAPABOOST_BENCH_IDS", "trainer_epoch_ids.txt"));
+  write_epoch_ids(*train, env_or("CAPABOOST_BENCH_IDS", "trainer_epoch_ids.txt"));
+  const MethodSpec& lora = find_method("lora");
+  const Parameters lora_config =
+      resolve_or_throw(lora.parameters, {{"targets", {"query", "value"}}, {"rank", 8}, {"alpha", 16}}, "method lora");
 
   TrainResult result;
   for (auto _ : state) {
     state.PauseTiming();
     torch::manual_seed(kSeed);
     auto model = RobertaForSequenceClassification(RobertaOptions().num_labels(2));  // roberta-base's shape
-    find_method("lora").attach(*model, {{"targets", {"query", "value"}}, {"rank", 8}, {"alpha", 16}});
-    select_trainable_parameters(*model, TrainedParameters::kTunersAndHead, {"classifier."});
+    lora.attach(*model, lora_config);
+    select_trainable_parameters(*model, lora.trains_backbone_parameter, model->head_prefixes());
     state.ResumeTiming();
-    result = train_sequence_classifier(
+    result = train_model(
         *model, data, TrainerOptions().lr(5e-4).epochs(1).batch_size(kBatch).seed(kSeed).measure_ranks(false).progress(false));
   }
   state.counters["train_tokens_per_s"] = result.train_tokens_per_second;
-  state.counters["tokens"] = static_cast<double>(data.train.total_tokens());
+  state.counters["tokens"] = static_cast<double>(train->total_tokens());
   state.counters["steps"] = static_cast<double>(result.steps);
 }
 BENCHMARK(BM_TrainerEpochCoLA1000)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();

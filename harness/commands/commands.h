@@ -24,22 +24,22 @@ enum ExitCode : int {
 /// `capaboost env`: BLAS library and kernel, threads, measured GEMM GFLOP/s, LibTorch version.
 Command env_command(CLI::App& app);
 
-/// `capaboost rank-table`: the rank pattern of the paper's Table 1 (LoRA vs CapaBoost-LoRA, d ∈ {2, 4},
-/// r ∈ {8, 16, 32, 64}) measured on RoBERTa-base-shaped sites with random nonzero factors.
-Command rank_table_command(CLI::App& app);
-
-/// `capaboost plan SPEC`: every run with key, name and whether it is cached.
+/// `capaboost plan SPEC [--format json]`: every run with key, name, whether it is cached, and (json)
+/// its config with every effective parameter.
 Command plan_command(CLI::App& app);
 /// `capaboost run SPEC`: executes what is missing.
 Command run_command(CLI::App& app);
-/// `capaboost status [SPEC]`: counts of ok / failed / missing runs.
+/// `capaboost status [SPEC]`: counts of ok / failed / missing runs, and records no current run has.
 Command status_command(CLI::App& app);
 /// `capaboost reindex`: rebuilds the SQLite index from the JSON records.
 Command reindex_command(CLI::App& app);
 /// `capaboost report SPEC`: LaTeX, CSV and Markdown tables and figures from stored records.
 Command report_command(CLI::App& app);
-/// `capaboost methods` / `capaboost measures`: what specs may name.
+/// `capaboost methods`, `measures`, `tasks`, `models`: what specs may name, with every parameter.
 Command methods_command(CLI::App& app);
+Command measures_command(CLI::App& app);
+Command tasks_command(CLI::App& app);
+Command models_command(CLI::App& app);
 /// `capaboost backbone [--profile P] [--cache DIR]`: the offline pre-trained encoder's directory.
 Command backbone_command(CLI::App& app);
 

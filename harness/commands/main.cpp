@@ -27,13 +27,15 @@ int main(int argc, char** argv) {
 
   std::vector<capaboost::harness::Command> commands;
   commands.push_back(capaboost::harness::env_command(app));
-  commands.push_back(capaboost::harness::rank_table_command(app));
   commands.push_back(capaboost::harness::plan_command(app));
   commands.push_back(capaboost::harness::run_command(app));
   commands.push_back(capaboost::harness::status_command(app));
   commands.push_back(capaboost::harness::report_command(app));
   commands.push_back(capaboost::harness::reindex_command(app));
   commands.push_back(capaboost::harness::methods_command(app));
+  commands.push_back(capaboost::harness::measures_command(app));
+  commands.push_back(capaboost::harness::tasks_command(app));
+  commands.push_back(capaboost::harness::models_command(app));
   commands.push_back(capaboost::harness::backbone_command(app));
 
   try {

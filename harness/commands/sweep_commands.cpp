@@ -1,9 +1,7 @@
 #include "commands/commands.h"
 #include "commands/sweep_options.h"
-#include "peft/method_registry.h"
-#include "runs/data_fingerprint.h"
-#include "runs/executor.h"
-#include "runs/measure_registry.h"
+#include "execute/executor.h"
+#include "plan/data_fingerprint.h"
 #include "store/record_store.h"
 
 #include <fmt/format.h>
@@ -16,21 +14,39 @@
 namespace capaboost::harness {
 
 Command plan_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("plan", "List every run of a spec: key, name, cached or not");
+  auto* sub = app.add_subcommand("plan", "List every run of a spec: key, name, cached or not, and (json) its config");
   auto options = std::make_shared<SweepOptions>();
+  auto format = std::make_shared<std::string>("text");
   add_sweep_options(sub, *options);
-  return {sub, [options] {
+  sub->add_option("--format", *format,
+                  "text, or json: one JSON object per run and line, {key, name, label, measure, cached, status, "
+                  "config} with every effective parameter in config")
+      ->check(CLI::IsMember({"text", "json"}));
+  return {sub, [options, format] {
             const auto sweep = load_sweep(*options);
             const RecordStore store(options->results_dir);
-            int cached = 0;
+            int recorded = 0;
             for (const auto& run : sweep.runs) {
               const auto record = store.read(run.key);
-              const std::string state = !record ? "missing" : record->value("status", "?");
-              cached += record.has_value();
-              fmt::print("{}  {:<8} {}\n", run.key.substr(0, 12), state, run.display_name(sweep.axes));
+              const std::string state = record ? to_string(record->status) : "missing";
+              recorded += record.has_value();
+              if (*format == "json") {
+                const nlohmann::json line = {{"key", run.key},
+                                             {"name", run.display_name(sweep.axes)},
+                                             {"label", run.label},
+                                             {"measure", run.measure},
+                                             {"cached", record.has_value() && record->ok()},
+                                             {"status", state},
+                                             {"config", run.config}};
+                fmt::print("{}\n", line.dump());
+              } else {
+                fmt::print("{}  {:<8} {}\n", run.key.substr(0, 12), state, run.display_name(sweep.axes));
+              }
             }
-            fmt::print("{}: {} runs under profile '{}', {} recorded, {} to run\n", sweep.spec.name, sweep.runs.size(),
-                       options->profile, cached, sweep.runs.size() - cached);
+            if (*format == "text") {
+              fmt::print("{}: {} runs under profile '{}', {} recorded, {} to run\n", sweep.spec.name, sweep.runs.size(),
+                         options->profile, recorded, sweep.runs.size() - recorded);
+            }
             return int{kExitOk};
           }};
 }
@@ -86,7 +102,7 @@ Command status_command(CLI::App& app) {
             const RecordStore store(options->results_dir);
             if (options->spec_path.empty()) {
               std::map<std::string, std::map<std::string, int>> counts;  // spec → status → n
-              for (const auto& record : store.all()) ++counts[record.value("spec", "?")][record.value("status", "?")];
+              for (const auto& record : store.all()) ++counts[record.spec][to_string(record.status)];
               for (const auto& [spec, by_status] : counts) {
                 fmt::print("{:<28}", spec);
                 for (const auto& [status, n] : by_status) fmt::print(" {} {}", n, status);
@@ -102,16 +118,28 @@ Command status_command(CLI::App& app) {
               const auto record = store.read(run.key);
               if (!record) {
                 ++missing;
-              } else if (record->value("status", "") == "ok") {
+              } else if (record->ok()) {
                 ++ok;
               } else {
                 ++failed;
-                fmt::print("failed  {}  {}: {}\n", run.key.substr(0, 12), run.display_name(sweep.axes),
-                           record->value("reason", ""));
+                fmt::print("failed  {}  {}: {}\n", run.key.substr(0, 12), run.display_name(sweep.axes), record->reason);
               }
             }
             fmt::print("{} (profile '{}'): {} ok, {} failed, {} missing\n", sweep.spec.name, options->profile, ok,
                        failed, missing);
+            // Records of this spec and profile that no planned run has: made by older code or an older
+            // version of the spec. They stay on disk but are never reused.
+            std::map<std::string, int> stale;  // code version → count
+            for (const auto& record : store.all()) {
+              if (record.spec == sweep.spec.name && record.profile == options->profile && !seen.count(record.key)) {
+                ++stale[record.code_version.empty() ? "unknown" : record.code_version];
+              }
+            }
+            for (const auto& [version, count] : stale) {
+              fmt::print("note: {} record(s) of this spec and profile from {} have keys no current run has (older code "
+                         "or an older spec); they are not reused\n",
+                         count, version);
+            }
             return failed || missing ? int{kExitIncomplete} : int{kExitOk};
           }};
 }
@@ -123,17 +151,6 @@ Command reindex_command(CLI::App& app) {
   return {sub, [results] {
             RecordStore store(*results);
             fmt::print("indexed {} run records into {}\n", store.reindex(), store.index_path());
-            return int{kExitOk};
-          }};
-}
-
-Command methods_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("methods", "List the PEFT methods and measures specs may name");
-  return {sub, [] {
-            fmt::print("methods:\n");
-            for (const auto& name : method_names()) fmt::print("  {:<12} {}\n", name, find_method(name).description);
-            fmt::print("measures:\n");
-            for (const auto& name : measure_names()) fmt::print("  {:<12} {}\n", name, find_measure(name).description);
             return int{kExitOk};
           }};
 }

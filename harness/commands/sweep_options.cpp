@@ -1,7 +1,9 @@
 #include "commands/sweep_options.h"
 
-#include "runs/backbones.h"
-#include "runs/data_fingerprint.h"
+#include "backbones/backbone_registry.h"
+#include "plan/data_fingerprint.h"
+#include "plan/expansion.h"
+#include "plan/plan.h"
 
 namespace capaboost::harness {
 
@@ -16,11 +18,13 @@ void add_sweep_options(CLI::App* sub, SweepOptions& options, bool spec_required)
 
 Sweep load_sweep(const SweepOptions& options) {
   Sweep sweep;
-  sweep.spec = load_spec(options.spec_path);
+  sweep.spec = load_checked_spec(options.spec_path);
   const std::string root = resolve_data_root(options.data_root);
-  sweep.runs = expand_spec(sweep.spec, options.profile,
-                           [&](const nlohmann::json& parameters) { return data_fingerprint(parameters, root); },
-                           offline_backbone_fingerprint);
+  sweep.runs = plan_runs(
+      sweep.spec, options.profile, [&](const nlohmann::json& config) { return data_fingerprint(config, root); },
+      [](const nlohmann::json& config) {
+        return config.contains("model") ? backbone_fingerprint(config.at("model").get<std::string>()) : std::string();
+      });
   sweep.axes = axis_names(sweep.spec);
   return sweep;
 }

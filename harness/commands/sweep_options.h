@@ -1,7 +1,7 @@
 #pragma once
 // Options shared by the sweep sub-commands (plan, run, status, report) and the spec loading they share.
 
-#include "runs/run_config.h"
+#include "plan/run_config.h"
 #include "spec/spec.h"
 
 #include <CLI/CLI.hpp>
@@ -22,14 +22,15 @@ struct SweepOptions {
 /// Adds SPEC, --profile, --results and --data-root to `sub`.
 void add_sweep_options(CLI::App* sub, SweepOptions& options, bool spec_required = true);
 
-/// A loaded spec and its runs under the chosen profile.
+/// A checked spec and its planned runs under the chosen profile.
 struct Sweep {
   Spec spec;
   std::vector<RunConfig> runs;
   std::vector<std::string> axes;
 };
 
-/// Loads, validates and expands; a bad spec prints every problem and throws SpecError.
+/// Loads the spec, checks every profile's runs (plan/plan.h) and plans the chosen profile with data
+/// and model fingerprints; a bad spec throws SpecError listing every problem.
 Sweep load_sweep(const SweepOptions& options);
 
 }  // namespace capaboost::harness

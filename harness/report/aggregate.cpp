@@ -38,27 +38,29 @@ std::string value_label(const nlohmann::json& value) {
 CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store, const std::string& metric,
                     const std::string& row_key, const std::string& column_key, const std::string& selection_metric) {
   // row → column → lr → cell of `metric`, plus the same for the selection metric.
-  std::map<std::string, std::map<std::string, std::map<double, Cell>>> by_lr, selection_by_lr;
+  std::map<std::string, std::map<std::string, std::map<std::optional<double>, Cell>>> by_lr, selection_by_lr;
   CellTable table;
   for (const auto& run : runs) {
-    const std::string row = row_key == "label" ? run.label : value_label(run.parameters.value(row_key, nlohmann::json("-")));
-    const std::string column = column_key.empty() ? metric : value_label(run.parameters.value(column_key, nlohmann::json("-")));
+    const std::string row = row_key == "label" ? run.label : value_label(run.config.value(row_key, nlohmann::json("-")));
+    const std::string column = column_key.empty() ? metric : value_label(run.config.value(column_key, nlohmann::json("-")));
     append_unique(table.rows, row);
     append_unique(table.columns, column);
-    const double lr = run.parameters.value("lr", 0.0);
+    // Runs of measures without a learning rate form one group.
+    const std::optional<double> lr =
+        run.config.contains("lr") ? std::optional<double>(run.config.at("lr").get<double>()) : std::nullopt;
     Cell& cell = by_lr[row][column][lr];
     Cell& selection = selection_by_lr[row][column][lr];
     if (std::find(cell.keys.begin(), cell.keys.end(), run.key) != cell.keys.end()) continue;
     const auto record = store.read(run.key);
     if (!record) {
       ++cell.missing;
-    } else if (record->value("status", "") != "ok") {
+    } else if (!record->ok()) {
       ++cell.failed;
-    } else if (record->contains("metrics") && (*record)["metrics"].contains(metric)) {
-      cell.values.push_back((*record)["metrics"][metric].get<double>());
+    } else if (record->metrics.contains(metric)) {
+      cell.values.push_back(record->metrics[metric].get<double>());
       cell.keys.push_back(run.key);
-      if ((*record)["metrics"].contains(selection_metric)) {
-        selection.values.push_back((*record)["metrics"][selection_metric].get<double>());
+      if (record->metrics.contains(selection_metric)) {
+        selection.values.push_back(record->metrics[selection_metric].get<double>());
       }
     }
   }

@@ -2,10 +2,11 @@
 // From run records to table cells: group by row and column, select the learning rate on eval,
 // and summarise over seeds.
 
-#include "runs/run_config.h"
+#include "plan/run_config.h"
 #include "store/record_store.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@ struct Cell {
   std::vector<std::string> keys;   ///< run keys that produced them
   int failed = 0;                  ///< runs of this cell recorded as failed
   int missing = 0;                 ///< runs of this cell with no record
-  double selected_lr = 0;          ///< the runs' learning rate, the chosen one when several ran (0: none set)
+  std::optional<double> selected_lr;  ///< the runs' learning rate, the chosen one when several ran; none when the measure takes none
   size_t learning_rates = 0;       ///< learning rates it was chosen from (0 or 1: nothing to choose)
 
   double mean() const;

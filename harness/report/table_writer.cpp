@@ -174,7 +174,7 @@ std::string render_csv(const TableDocument& d) {
         out += fmt::format("{},{},measured,{},{},{},{},{},{},{}\n", quote(row), quote(column),
                            cell->empty() ? "" : fmt::format("{}", cell->mean()),
                            cell->values.size() < 2 ? "" : fmt::format("{}", cell->std()), cell->values.size(), cell->failed,
-                           cell->missing, cell->selected_lr > 0 ? fmt::format("{}", cell->selected_lr) : "",
+                           cell->missing, cell->selected_lr ? fmt::format("{}", *cell->selected_lr) : "",
                            fmt::format("{}", fmt::join(cell->keys, " ")));
       }
     }
@@ -211,7 +211,7 @@ std::string render_markdown(const TableDocument& d) {
     std::vector<std::string> picked;
     for (const auto& column : d.cells.columns) {
       const auto* cell = find_cell(d, row, column);
-      if (cell && cell->learning_rates > 1) picked.push_back(fmt::format("{} {}", column_title(d, column), cell->selected_lr));
+      if (cell && cell->learning_rates > 1) picked.push_back(fmt::format("{} {}", column_title(d, column), *cell->selected_lr));
     }
     if (!picked.empty()) choices.push_back(fmt::format("{}: {}", row, fmt::join(picked, ", ")));
   }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 namespace capaboost::harness {
 namespace {
@@ -14,22 +16,11 @@ std::string join_diagnostics(const std::vector<Diagnostic>& diagnostics) {
   return text;
 }
 
-// Optimal-string-alignment distance: Levenshtein plus adjacent transpositions ("rnak" → "rank"
-// is one edit), the most common typo in hand-written keys.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
 }  // namespace
+
+Diagnostic Diagnostic::at(const SourceMark& mark, std::string message) {
+  return {mark.file, mark.line, mark.column, std::move(message)};
+}
 
 std::string Diagnostic::format() const {
   if (line <= 0) return fmt::format("{}: error: {}", file, message);
@@ -39,22 +30,16 @@ std::string Diagnostic::format() const {
 SpecError::SpecError(std::vector<Diagnostic> diagnostics)
     : std::runtime_error(join_diagnostics(diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
-std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string best;
-  size_t best_distance = std::max<size_t>(1, word.size() / 3) + 1;
-  for (const auto& candidate : candidates) {
-    const size_t distance = edit_distance(word, candidate);
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = candidate;
-    }
+std::vector<Diagnostic> tidy(std::vector<Diagnostic> diagnostics) {
+  std::vector<Diagnostic> unique;
+  std::set<std::string> seen;
+  for (auto& d : diagnostics) {
+    if (seen.insert(d.format()).second) unique.push_back(std::move(d));
   }
-  return best;
-}
-
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
-  const std::string match = closest_match(word, candidates);
-  return match.empty() ? std::string() : fmt::format(" (did you mean '{}'?)", match);
+  std::stable_sort(unique.begin(), unique.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::tie(a.file, a.line, a.column) < std::tie(b.file, b.line, b.column);
+  });
+  return unique;
 }
 
 }  // namespace capaboost::harness

@@ -1,5 +1,6 @@
 #pragma once
-// Problems found in an experiment spec, collected so that all of them are reported at once.
+// Problems found in an experiment spec, collected so that all of them are reported at once, each at
+// the file, line and column it comes from.
 
 #include <stdexcept>
 #include <string>
@@ -7,12 +8,20 @@
 
 namespace capaboost::harness {
 
+/// Where in which file a spec says something (1-based; 0 when unknown).
+struct SourceMark {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
 struct Diagnostic {
   std::string file;
   int line = 0;    ///< 1-based; 0 when unknown
   int column = 0;  ///< 1-based; 0 when unknown
   std::string message;
 
+  static Diagnostic at(const SourceMark& mark, std::string message);
   /// "file:line:column: error: message"
   std::string format() const;
 };
@@ -27,11 +36,8 @@ class SpecError : public std::runtime_error {
   std::vector<Diagnostic> diagnostics_;
 };
 
-/// The closest candidate to `word` by edit distance, when close enough to be a likely typo
-/// (distance ≤ max(1, |word| / 3)); empty otherwise.
-std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
-
-/// " (did you mean 'x'?)" or "" — ready to append to a message.
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+/// Drops repeated diagnostics (many runs share one mistake) and orders the rest by file, line and
+/// column, keeping the order of those at one place.
+std::vector<Diagnostic> tidy(std::vector<Diagnostic> diagnostics);
 
 }  // namespace capaboost::harness

@@ -1,7 +1,9 @@
 #include "spec/spec.h"
 
-#include "runs/measure_registry.h"
-#include "spec/parameters.h"
+#include "measures/measure_registry.h"
+#include "measures/parameter_catalogue.h"
+#include "spec/parameter_yaml.h"
+#include "util/closest_match.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -21,8 +23,9 @@ class Reader {
   explicit Reader(std::string file) : file_(std::move(file)) {}
 
   void error(const YAML::Node& node, std::string message) {
-    diagnostics_.push_back(diagnostic_at(file_, node, std::move(message)));
+    diagnostics_.push_back(Diagnostic::at(mark(node), std::move(message)));
   }
+  SourceMark mark(const YAML::Node& node) const { return mark_of(file_, node); }
   const std::string& file() const { return file_; }
   std::vector<Diagnostic>& diagnostics() { return diagnostics_; }
 
@@ -48,52 +51,57 @@ class Reader {
     return std::nullopt;
   }
 
-  // A mapping of run parameters; `extra` names keys that are not parameters but allowed here.
-  nlohmann::json parameters(const YAML::Node& map, const std::string& where,
+  // A mapping of run parameters, typed by the catalogue; `extra` names keys that are not parameters
+  // but allowed here. Where each value was written goes to `marks`.
+  nlohmann::json parameters(const YAML::Node& map, const std::string& where, ParameterMarks& marks,
                             const std::vector<std::string>& extra = {}) {
     nlohmann::json result = nlohmann::json::object();
     if (!expect_map(map, where)) return result;
     for (const auto& item : map) {
       const auto key = item.first.as<std::string>();
       if (std::find(extra.begin(), extra.end(), key) != extra.end()) continue;
-      const ParameterDef* def = find_parameter(key);
-      if (!def) {
-        auto candidates = run_parameter_names();
-        candidates.insert(candidates.end(), extra.begin(), extra.end());
-        error(item.first, fmt::format("unknown parameter '{}' in {}{}", key, where, did_you_mean(key, candidates)));
-        continue;
+      const CatalogueEntry* entry = known_parameter(item.first, where, extra);
+      if (!entry) continue;
+      if (auto value = parameter_from_yaml(key, *entry, item.second, file_, diagnostics_)) {
+        result[key] = *value;
+        marks[key] = mark(item.second);
       }
-      if (auto value = convert_parameter(*def, item.second, file_, diagnostics_)) result[key] = *value;
     }
     return result;
   }
 
-  // The definition of the run parameter `key` names, or nullptr after reporting it as unknown.
-  const ParameterDef* known_parameter(const YAML::Node& key, const std::string& where) {
+  // The catalogue entry of the parameter `key` names, or nullptr after reporting it as unknown.
+  const CatalogueEntry* known_parameter(const YAML::Node& key, const std::string& where,
+                                        const std::vector<std::string>& extra = {}) {
     const auto name = key.as<std::string>();
-    const ParameterDef* def = find_parameter(name);
-    if (!def) {
-      error(key, fmt::format("unknown parameter '{}' in {}{}", name, where, did_you_mean(name, run_parameter_names())));
+    const auto& catalogue = parameter_catalogue();
+    const auto it = catalogue.find(name);
+    if (it == catalogue.end()) {
+      auto candidates = catalogue_names();
+      candidates.insert(candidates.end(), extra.begin(), extra.end());
+      error(key, fmt::format("unknown parameter '{}' in {}{}", name, where, did_you_mean(name, candidates)));
+      return nullptr;
     }
-    return def;
+    return &it->second;
   }
 
   // {parameter: {from: to, …}, …} → {parameter: [[from, to], …]}, both values typed as the parameter.
-  nlohmann::json replacements(const YAML::Node& map, const std::string& where) {
+  nlohmann::json replacements(const YAML::Node& map, const std::string& where, ParameterMarks& marks) {
     nlohmann::json result = nlohmann::json::object();
     if (!expect_map(map, where)) return result;
     for (const auto& item : map) {
       const auto key = item.first.as<std::string>();
-      const ParameterDef* def = known_parameter(item.first, where);
-      if (!def) continue;
+      const CatalogueEntry* entry = known_parameter(item.first, where);
+      if (!entry) continue;
       if (!expect_map(item.second, fmt::format("{} '{}' (old value: new value)", where, key))) continue;
       auto pairs = nlohmann::json::array();
       for (const auto& pair : item.second) {
-        auto from = convert_parameter(*def, pair.first, file_, diagnostics_);
-        auto to = convert_parameter(*def, pair.second, file_, diagnostics_);
+        auto from = parameter_from_yaml(key, *entry, pair.first, file_, diagnostics_);
+        auto to = parameter_from_yaml(key, *entry, pair.second, file_, diagnostics_);
         if (from && to) pairs.push_back({*from, *to});
       }
       result[key] = pairs;
+      marks[key] = mark(item.second);
     }
     return result;
   }
@@ -103,17 +111,17 @@ class Reader {
     if (!expect_map(map, where)) return result;
     for (const auto& item : map) {
       const auto key = item.first.as<std::string>();
-      const ParameterDef* def = known_parameter(item.first, where);
-      if (!def) continue;
+      const CatalogueEntry* entry = known_parameter(item.first, where);
+      if (!entry) continue;
       if (!item.second.IsSequence() || item.second.size() == 0) {
         error(item.second, fmt::format("axis '{}' in {} must be a non-empty list of values", key, where));
         continue;
       }
       std::vector<nlohmann::json> values;
       for (const auto& value : item.second) {
-        if (auto converted = convert_parameter(*def, value, file_, diagnostics_)) values.push_back(*converted);
+        if (auto converted = parameter_from_yaml(key, *entry, value, file_, diagnostics_)) values.push_back(*converted);
       }
-      result.emplace_back(key, values);
+      result.push_back({key, values, mark(item.second)});
     }
     return result;
   }
@@ -145,10 +153,16 @@ class Reader {
     const std::string where = fmt::format("profile '{}'", name);
     if (!expect_map(node, where)) return overlay;
     check_keys(node, {"set", "replace", "seeds", "lr_grid", "grid", "zip"}, where);
-    if (node["set"]) overlay.set = parameters(node["set"], where + " set");
-    if (node["replace"]) overlay.replace = replacements(node["replace"], where + " replace");
-    if (node["seeds"]) overlay.seeds = list<int64_t>(node["seeds"], "seeds", 0, false);
-    if (node["lr_grid"]) overlay.lr_grid = list<double>(node["lr_grid"], "lr_grid", 0, true);
+    if (node["set"]) overlay.set = parameters(node["set"], where + " set", overlay.set_marks);
+    if (node["replace"]) overlay.replace = replacements(node["replace"], where + " replace", overlay.replace_marks);
+    if (node["seeds"]) {
+      overlay.seeds = list<int64_t>(node["seeds"], "seeds", 0, false);
+      overlay.seeds_mark = mark(node["seeds"]);
+    }
+    if (node["lr_grid"]) {
+      overlay.lr_grid = list<double>(node["lr_grid"], "lr_grid", 0, true);
+      overlay.lr_grid_mark = mark(node["lr_grid"]);
+    }
     if (node["grid"]) overlay.grid = axes(node["grid"], where + " grid");
     if (node["zip"]) overlay.zip = axes(node["zip"], where + " zip");
     return overlay;
@@ -173,17 +187,29 @@ std::optional<YAML::Node> load_yaml(const std::string& path, std::vector<Diagnos
 }
 
 void merge_overlay(ProfileOverlay& into, const ProfileOverlay& from) {
-  for (auto& [key, value] : from.set.items()) into.set[key] = value;
-  for (auto& [key, pairs] : from.replace.items()) into.replace[key] = pairs;
-  if (from.seeds) into.seeds = from.seeds;
-  if (from.lr_grid) into.lr_grid = from.lr_grid;
+  for (auto& [key, value] : from.set.items()) {
+    into.set[key] = value;
+    into.set_marks[key] = from.set_marks.at(key);
+  }
+  for (auto& [key, pairs] : from.replace.items()) {
+    into.replace[key] = pairs;
+    into.replace_marks[key] = from.replace_marks.at(key);
+  }
+  if (from.seeds) {
+    into.seeds = from.seeds;
+    into.seeds_mark = from.seeds_mark;
+  }
+  if (from.lr_grid) {
+    into.lr_grid = from.lr_grid;
+    into.lr_grid_mark = from.lr_grid_mark;
+  }
   if (from.zip) into.zip = from.zip;
   for (const auto& axis : from.grid) {
-    auto it = std::find_if(into.grid.begin(), into.grid.end(), [&](const auto& a) { return a.first == axis.first; });
+    auto it = std::find_if(into.grid.begin(), into.grid.end(), [&](const Axis& a) { return a.name == axis.name; });
     if (it == into.grid.end()) {
       into.grid.push_back(axis);
     } else {
-      it->second = axis.second;
+      *it = axis;
     }
   }
 }
@@ -235,38 +261,20 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
   }
 }
 
-// Rules that span several keys, checked on every row's merged parameters.
+// Rules of the spec's structure (a run's own values are checked when it is planned: plan/plan.h).
 void check_consistency(Reader& reader, const YAML::Node& root, const Spec& spec) {
-  for (size_t i = 0; i < spec.rows.size(); ++i) {
-    nlohmann::json merged = spec.defaults;
-    for (auto& [key, value] : spec.rows[i].parameters.items()) merged[key] = value;
-    const YAML::Node where = root["rows"][i];
-    if (merged.contains("alpha") && merged.contains("alpha_over_rank")) {
-      reader.error(where, fmt::format("row '{}' sets both 'alpha' and 'alpha_over_rank'; keep one", spec.rows[i].label));
-    }
-    if (merged.contains("nm")) {
-      int n = 0, m = 0;
-      const auto text = merged["nm"].get<std::string>();
-      if (std::sscanf(text.c_str(), "%d:%d", &n, &m) != 2 || n < 0 || m <= 0 || n > m) {
-        reader.error(where, fmt::format("row '{}': nm must look like '2:4' with N <= M, got '{}'", spec.rows[i].label, text));
-      }
-    }
-    if (!merged.contains("method")) {
-      reader.error(where, fmt::format("row '{}' has no 'method' (set it in defaults or the row)", spec.rows[i].label));
-    }
-  }
   for (const auto& axis : spec.grid) {
-    if (axis.first == "seed") reader.error(root["grid"], "put seeds in 'seeds:', not in grid");
-    if (axis.first == "lr" && !spec.lr_grid.empty()) reader.error(root["grid"], "'lr' is both a grid axis and lr_grid; keep lr_grid");
+    if (axis.name == "seed") reader.error(root["grid"], "put seeds in 'seeds:', not in grid");
+    if (axis.name == "lr" && !spec.lr_grid.empty()) reader.error(root["grid"], "'lr' is both a grid axis and lr_grid; keep lr_grid");
   }
   const auto check_zip = [&](const Axes& zip, const YAML::Node& node, const std::string& where) {
     size_t zip_length = 0;
     for (const auto& axis : zip) {
-      if (zip_length && axis.second.size() != zip_length) {
+      if (zip_length && axis.values.size() != zip_length) {
         reader.error(node, fmt::format("{} axes must have equal lengths; '{}' has {} values, expected {}", where,
-                                       axis.first, axis.second.size(), zip_length));
+                                       axis.name, axis.values.size(), zip_length));
       }
-      zip_length = axis.second.size();
+      zip_length = axis.values.size();
     }
   };
   check_zip(spec.zip, root["zip"], "zip");
@@ -283,12 +291,28 @@ const std::vector<std::string>& profile_names() {
 }
 
 Spec load_spec(const std::string& path) {
+  std::vector<Diagnostic> diagnostics;
+  Spec spec = load_spec(path, diagnostics);
+  if (!diagnostics.empty()) throw SpecError(std::move(diagnostics));
+  return spec;
+}
+
+Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics) {
   Spec spec;
   spec.file = path;
   Reader reader(path);
+  // Whatever happens below, the caller receives every problem found so far.
+  struct Report {
+    Reader& reader;
+    std::vector<Diagnostic>& into;
+    ~Report() {
+      auto tidied = tidy(reader.diagnostics());
+      into.insert(into.end(), tidied.begin(), tidied.end());
+    }
+  } report{reader, diagnostics};
   auto root = load_yaml(path, reader.diagnostics());
-  if (!root) throw SpecError(reader.diagnostics());
-  if (!reader.expect_map(*root, "an experiment spec")) throw SpecError(reader.diagnostics());
+  if (!root) return {};
+  if (!reader.expect_map(*root, "an experiment spec")) return {};
   const auto& node = *root;
   reader.check_keys(node, {"name", "title", "measure", "paper", "defaults", "rows", "grid", "zip", "seeds", "lr_grid",
                            "profiles", "report"},
@@ -313,7 +337,7 @@ Spec load_spec(const std::string& path) {
     spec.paper = (directory / paper).string();
     if (!fs::exists(spec.paper)) reader.error(node["paper"], fmt::format("paper-numbers file '{}' does not exist", spec.paper));
   }
-  if (node["defaults"]) spec.defaults = reader.parameters(node["defaults"], "defaults");
+  if (node["defaults"]) spec.defaults = reader.parameters(node["defaults"], "defaults", spec.default_marks);
   if (node["rows"]) {
     if (!node["rows"].IsSequence() || node["rows"].size() == 0) {
       reader.error(node["rows"], "'rows' must be a non-empty list of {label: ..., parameter: value}");
@@ -321,6 +345,7 @@ Spec load_spec(const std::string& path) {
       std::set<std::string> labels;
       for (const auto& row : node["rows"]) {
         RowSpec parsed;
+        parsed.where = reader.mark(row);
         if (!reader.expect_map(row, "a row")) continue;
         if (!row["label"]) {
           reader.error(row, "every row needs a 'label'");
@@ -328,15 +353,21 @@ Spec load_spec(const std::string& path) {
           parsed.label = row["label"].as<std::string>();
           if (!labels.insert(parsed.label).second) reader.error(row["label"], fmt::format("duplicate row label '{}'", parsed.label));
         }
-        parsed.parameters = reader.parameters(row, fmt::format("row '{}'", parsed.label), {"label"});
+        parsed.parameters = reader.parameters(row, fmt::format("row '{}'", parsed.label), parsed.marks, {"label"});
         spec.rows.push_back(parsed);
       }
     }
   }
   if (node["grid"]) spec.grid = reader.axes(node["grid"], "grid");
   if (node["zip"]) spec.zip = reader.axes(node["zip"], "zip");
-  if (node["seeds"]) spec.seeds = reader.list<int64_t>(node["seeds"], "seeds", 0, false).value_or(spec.seeds);
-  if (node["lr_grid"]) spec.lr_grid = reader.list<double>(node["lr_grid"], "lr_grid", 0, true).value_or(spec.lr_grid);
+  if (node["seeds"]) {
+    spec.seeds = reader.list<int64_t>(node["seeds"], "seeds", 0, false).value_or(spec.seeds);
+    spec.seeds_mark = reader.mark(node["seeds"]);
+  }
+  if (node["lr_grid"]) {
+    spec.lr_grid = reader.list<double>(node["lr_grid"], "lr_grid", 0, true).value_or(spec.lr_grid);
+    spec.lr_grid_mark = reader.mark(node["lr_grid"]);
+  }
 
   // Shared overlays first, then the spec's own on top of them.
   const fs::path shared = directory / "profiles.yaml";
@@ -356,7 +387,6 @@ Spec load_spec(const std::string& path) {
     }
   }
   if (reader.diagnostics().empty()) check_consistency(reader, node, spec);
-  if (!reader.diagnostics().empty()) throw SpecError(reader.diagnostics());
   return spec;
 }
 

@@ -5,7 +5,7 @@
 //   title: Rank of the weight update  # caption text
 //   measure: rank                     # what one run computes (see `capaboost measures`)
 //   paper: paper/table1_rank.yaml     # the paper's reported numbers, relative to this file
-//   defaults: {method: lora, ...}     # run parameters shared by every row
+//   defaults: {method: lora, ...}     # run parameters shared by every row (each run keeps those that apply to it)
 //   rows:                             # one table row each: a label plus parameter deltas
 //     - {label: LoRA, branches: 1}
 //   grid: {rank: [8, 16, 32, 64]}     # axes expanded as a cartesian product
@@ -16,7 +16,10 @@
 //   profiles: {smoke: {replace: {model: {mini: smoke}}}}  # swap one value of a parameter, keep the rest
 //   report: {table: {rows: label, columns: rank, metric: rank, decimals: 0}}
 //
-// Loading validates everything and reports all problems at once, with file:line and did-you-mean.
+// Loading checks the structure and every parameter name and type (against the parameters the
+// registered measures, methods and tasks declare), reporting all problems at once with file:line and
+// did-you-mean. Whether each run's values are valid and complete is checked when the runs are
+// planned (plan/plan.h), still before anything runs.
 
 #include "spec/diagnostics.h"
 
@@ -30,25 +33,39 @@
 
 namespace capaboost::harness {
 
-/// An ordered list of (parameter, values) axes.
-using Axes = std::vector<std::pair<std::string, std::vector<nlohmann::json>>>;
+/// Where each parameter of a mapping was written.
+using ParameterMarks = std::map<std::string, SourceMark>;
+
+/// One swept parameter and its values.
+struct Axis {
+  std::string name;
+  std::vector<nlohmann::json> values;
+  SourceMark mark;
+};
+using Axes = std::vector<Axis>;
 
 struct RowSpec {
   std::string label;
   nlohmann::json parameters = nlohmann::json::object();
+  ParameterMarks marks;
+  SourceMark where;  ///< the row itself
 };
 
 /// What a profile changes: parameters set on every run (last, so they win), and replacements for
 /// the seeds, learning-rate grid and grid axes.
 struct ProfileOverlay {
   nlohmann::json set = nlohmann::json::object();
+  ParameterMarks set_marks;
   std::optional<std::vector<int64_t>> seeds;
+  SourceMark seeds_mark;
   std::optional<std::vector<double>> lr_grid;
+  SourceMark lr_grid_mark;
   Axes grid;  ///< axes named here replace the spec's axes of the same name
   std::optional<Axes> zip;  ///< replaces the spec's zip axes as a whole (e.g. fewer tasks)
   /// parameter → [[from, to], …]: a run whose parameter equals `from` gets `to` instead, before `set`
   /// (e.g. smoke runs the smoke encoder wherever a row names mini, and smoke-random for mini-random).
   nlohmann::json replace = nlohmann::json::object();
+  ParameterMarks replace_marks;
 };
 
 struct TableLayout {
@@ -75,11 +92,14 @@ struct Spec {
   std::string measure;
   std::string paper;  ///< resolved path of the paper-numbers file, empty when none
   nlohmann::json defaults = nlohmann::json::object();
+  ParameterMarks default_marks;
   std::vector<RowSpec> rows;
   Axes grid;
   Axes zip;
-  std::vector<int64_t> seeds{0};
-  std::vector<double> lr_grid;
+  std::vector<int64_t> seeds;  ///< empty: one run at the seed parameter's default
+  SourceMark seeds_mark;
+  std::vector<double> lr_grid;  ///< empty: no learning-rate axis
+  SourceMark lr_grid_mark;
   std::map<std::string, ProfileOverlay> profiles;
   std::optional<TableLayout> table;
   std::optional<FigureLayout> figure;
@@ -88,8 +108,12 @@ struct Spec {
 /// The profiles every spec knows. `paper` is the spec as written.
 const std::vector<std::string>& profile_names();
 
-/// Loads and validates `path`. Shared profile overlays come from `profiles.yaml` beside it when it
+/// Loads and checks `path`. Shared profile overlays come from `profiles.yaml` beside it when it
 /// exists; the spec's own `profiles:` entries are applied on top. Throws SpecError listing every problem.
 Spec load_spec(const std::string& path);
+
+/// The same, appending every problem to `diagnostics` instead of throwing; the spec returned holds
+/// what could be read (values with problems are left out), so that later checks can add theirs.
+Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics);
 
 }  // namespace capaboost::harness

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "util/atomic_file.h"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -20,16 +22,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The index's own schema version (PRAGMA user_version): an index of another version is dropped and
+// rebuilt from the JSON records, which are the truth.
+constexpr int kIndexVersion = 2;
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS runs (
   key TEXT PRIMARY KEY,
   spec TEXT, label TEXT, name TEXT, measure TEXT, profile TEXT, status TEXT, reason TEXT,
-  parameters TEXT, metrics TEXT, wall_time_s REAL, finished_at TEXT, path TEXT);
+  config TEXT, metrics TEXT, wall_time_s REAL, finished_at TEXT, path TEXT, schema_version INTEGER);
 CREATE INDEX IF NOT EXISTS runs_by_spec ON runs(spec, profile);
 )sql";
 
 struct Database {
   sqlite3* handle = nullptr;
+  bool created = false;  ///< the table was (re)created: it holds no records yet
   explicit Database(const std::string& path) {
     if (sqlite3_open(path.c_str(), &handle) != SQLITE_OK) {
       const std::string message = handle ? sqlite3_errmsg(handle) : "out of memory";
@@ -39,7 +45,15 @@ struct Database {
     }
     sqlite3_busy_timeout(handle, 10000);  // parallel workers write the same index
     exec("PRAGMA journal_mode=WAL;");
-    exec(kSchema);
+    // One writer at a time decides whether the table is current, so two workers never both rebuild it.
+    exec("BEGIN IMMEDIATE;");
+    if (user_version() != kIndexVersion) {
+      exec("DROP TABLE IF EXISTS runs;");
+      exec(kSchema);
+      exec(fmt::format("PRAGMA user_version = {};", kIndexVersion));
+      created = true;
+    }
+    exec("COMMIT;");
   }
   ~Database() { sqlite3_close(handle); }
   void exec(const std::string& sql) {
@@ -50,13 +64,20 @@ struct Database {
       throw std::runtime_error("results index: " + message);
     }
   }
+  int user_version() {
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(handle, "PRAGMA user_version;", -1, &statement, nullptr) != SQLITE_OK) return -1;
+    const int version = sqlite3_step(statement) == SQLITE_ROW ? sqlite3_column_int(statement, 0) : -1;
+    sqlite3_finalize(statement);
+    return version;
+  }
 };
 
-void upsert(Database& db, const nlohmann::json& record, const std::string& path) {
+void upsert(Database& db, const RunRecord& record, const std::string& path) {
   sqlite3_stmt* statement = nullptr;
   const char* sql =
-      "INSERT OR REPLACE INTO runs (key, spec, label, name, measure, profile, status, reason, parameters, metrics, "
-      "wall_time_s, finished_at, path) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)";
+      "INSERT OR REPLACE INTO runs (key, spec, label, name, measure, profile, status, reason, config, metrics, "
+      "wall_time_s, finished_at, path, schema_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
   if (sqlite3_prepare_v2(db.handle, sql, -1, &statement, nullptr) != SQLITE_OK) {
     throw std::runtime_error(std::string("results index: ") + sqlite3_errmsg(db.handle));
   }
@@ -64,20 +85,20 @@ void upsert(Database& db, const nlohmann::json& record, const std::string& path)
   auto text = [&](int column, const std::string& value) {
     sqlite3_bind_text(statement, column, value.c_str(), -1, SQLITE_TRANSIENT);
   };
-  auto field = [&](const char* name) { return record.contains(name) && record[name].is_string() ? record[name].get<std::string>() : ""; };
-  text(1, field("key"));
-  text(2, field("spec"));
-  text(3, field("label"));
-  text(4, field("name"));
-  text(5, field("measure"));
-  text(6, field("profile"));
-  text(7, field("status"));
-  text(8, field("reason"));
-  text(9, record.value("parameters", nlohmann::json::object()).dump());
-  text(10, record.value("metrics", nlohmann::json::object()).dump());
-  sqlite3_bind_double(statement, 11, record.value("wall_time_s", 0.0));
-  text(12, field("finished_at"));
+  text(1, record.key);
+  text(2, record.spec);
+  text(3, record.label);
+  text(4, record.name);
+  text(5, record.measure);
+  text(6, record.profile);
+  text(7, to_string(record.status));
+  text(8, record.reason);
+  text(9, record.config.dump());
+  text(10, record.metrics.dump());
+  sqlite3_bind_double(statement, 11, record.wall_time_s);
+  text(12, record.finished_at);
   text(13, path);
+  sqlite3_bind_int(statement, 14, record.schema_version);
   if (sqlite3_step(statement) != SQLITE_DONE) {
     throw std::runtime_error(std::string("results index: ") + sqlite3_errmsg(db.handle));
   }
@@ -95,45 +116,45 @@ std::string RecordStore::record_path(const std::string& key) const {
 
 std::string RecordStore::index_path() const { return (fs::path(results_dir_) / "index.sqlite").string(); }
 
-void RecordStore::write(const nlohmann::json& record) {
-  const std::string key = record.at("key").get<std::string>();
-  const std::string path = record_path(key);
-  const std::string temporary = fmt::format("{}.tmp.{}", path, getpid());
-  const std::string text = record.dump(1) + "\n";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw std::runtime_error(fmt::format("{}: cannot write run record: {}", temporary, std::strerror(errno)));
-  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    throw std::runtime_error(fmt::format("{}: cannot write run record (disk full?)", path));
-  }
+void RecordStore::write(const RunRecord& record) {
+  if (record.key.empty()) throw std::invalid_argument("RecordStore::write: a run record needs its key");
+  write_file_atomically(record_path(record.key), record.to_json().dump(1) + "\n");
   index(record);
 }
 
-void RecordStore::index(const nlohmann::json& record) {
+void RecordStore::index(const RunRecord& record) {
   Database db(index_path());
-  upsert(db, record, record_path(record.at("key").get<std::string>()));
+  if (!db.created) {
+    upsert(db, record, record_path(record.key));
+    return;
+  }
+  // A new index, or one of older code that was just dropped: fill it from the records on disk (this
+  // one included).
+  db.exec("BEGIN;");
+  for (const auto& stored : all()) upsert(db, stored, record_path(stored.key));
+  db.exec("COMMIT;");
 }
 
-std::optional<nlohmann::json> RecordStore::read(const std::string& key) const {
+std::optional<RunRecord> RecordStore::read(const std::string& key) const {
   const std::string path = record_path(key);
   std::ifstream in(path);
   if (!in) return std::nullopt;
+  nlohmann::json json;
   try {
-    return nlohmann::json::parse(in);
+    json = nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(fmt::format("{}: corrupt run record ({}); delete it to rerun that run", path, e.what()));
   }
+  return RunRecord::from_json(json, path);
 }
 
 bool RecordStore::has_ok(const std::string& key) const {
   const auto record = read(key);
-  return record && record->value("status", "") == "ok";
+  return record && record->ok();
 }
 
-std::vector<nlohmann::json> RecordStore::all() const {
-  std::vector<nlohmann::json> records;
+std::vector<RunRecord> RecordStore::all() const {
+  std::vector<RunRecord> records;
   for (const auto& entry : fs::directory_iterator(fs::path(results_dir_) / "runs")) {
     if (entry.path().extension() != ".json") continue;
     if (auto record = read(entry.path().stem().string())) records.push_back(std::move(*record));
@@ -149,7 +170,7 @@ size_t RecordStore::reindex() {
   db.exec("BEGIN;");
   size_t count = 0;
   for (const auto& record : all()) {
-    upsert(db, record, record_path(record.at("key").get<std::string>()));
+    upsert(db, record, record_path(record.key));
     ++count;
   }
   db.exec("COMMIT;");

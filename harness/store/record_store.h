@@ -2,7 +2,7 @@
 // Run records: one JSON file per run under <results>/runs/, written atomically, plus an SQLite index
 // that can always be rebuilt from them.
 
-#include <nlohmann/json.hpp>
+#include "store/run_record.h"
 
 #include <optional>
 #include <string>
@@ -15,16 +15,17 @@ class RecordStore {
   /// `results_dir` holds runs/ and index.sqlite; created when missing.
   explicit RecordStore(std::string results_dir);
 
-  /// Writes `record` (which must have a "key") to runs/<key>.json via a temp file, fsync and rename,
-  /// so a killed process leaves either the old state or the complete record; then updates the index.
-  void write(const nlohmann::json& record);
+  /// Writes `record` to runs/<key>.json via a temp file, fsync and rename (util/atomic_file.h), so a
+  /// killed process leaves either the old state or the complete record; then updates the index.
+  void write(const RunRecord& record);
 
-  /// The record of `key`, or nullopt. A file that does not parse is reported (error names the file).
-  std::optional<nlohmann::json> read(const std::string& key) const;
+  /// The record of `key`, or nullopt. A file that does not parse or is not a record is reported (the
+  /// error names the file and the fix).
+  std::optional<RunRecord> read(const std::string& key) const;
   bool has_ok(const std::string& key) const;
 
   /// Every record on disk.
-  std::vector<nlohmann::json> all() const;
+  std::vector<RunRecord> all() const;
 
   /// Recreates the SQLite index from the JSON records; returns how many were indexed.
   size_t reindex();
@@ -37,7 +38,7 @@ class RecordStore {
   std::string index_path() const;
 
  private:
-  void index(const nlohmann::json& record);
+  void index(const RunRecord& record);
   std::string results_dir_;
 };
 

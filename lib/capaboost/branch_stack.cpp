@@ -10,7 +10,14 @@ BranchStack::BranchStack(CapaBoostOptions options, std::string site)
 
 torch::Tensor BranchStack::branch_mask(const std::string& factor, int64_t branch,
                                        torch::IntArrayRef shape) const {
-  return make_mask(options_.mask(), MaskKey{site_, factor, branch, step_}, shape);
+  const MaskKey key{site_, factor, branch, step_};
+  if (options_.rule()) {
+    auto mask = options_.rule()(key, shape).to(torch::kBool);
+    TORCH_CHECK(mask.sizes() == shape, "CapaBoost at site '", site_, "': the mask rule returned shape ",
+                mask.sizes(), " for factor '", factor, "' of shape ", shape);
+    return mask;
+  }
+  return make_mask(options_.mask(), key, shape);
 }
 
 torch::Tensor BranchStack::stacked_masks(const std::string& factor, const torch::Tensor& weight,
@@ -60,13 +67,17 @@ int64_t BranchStack::effective_count(const std::string& factor, torch::IntArrayR
   const int64_t numel = shape[0] * shape[1];
   if (kind == MaskKind::kNone || kind == MaskKind::kDropout) return numel;
   auto seen = torch::zeros(shape, torch::kBool);
-  const int64_t distinct = kind == MaskKind::kSame ? 1 : options_.branches();
+  const int64_t distinct = kind == MaskKind::kSame && !options_.rule() ? 1 : options_.branches();
   for (int64_t i = 0; i < distinct; ++i) seen.logical_or_(branch_mask(factor, i, shape));
   return seen.sum().item<int64_t>();
 }
 
-int64_t BranchStack::kept_per_branch(torch::IntArrayRef shape) const {
-  return kept_count(options_.mask(), shape[0] * shape[1]);
+int64_t BranchStack::kept_per_branch(const std::string& factor, torch::IntArrayRef shape) const {
+  if (!options_.rule()) return kept_count(options_.mask(), shape[0] * shape[1]);
+  // A rule's masks need not keep the same count in every branch: the mean over branches.
+  int64_t kept = 0;
+  for (int64_t i = 0; i < options_.branches(); ++i) kept += branch_mask(factor, i, shape).sum().item<int64_t>();
+  return kept / options_.branches();
 }
 
 }  // namespace capaboost

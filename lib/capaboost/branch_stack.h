@@ -20,6 +20,9 @@ struct CapaBoostOptions {
   /// d, the number of weight-tied branches; 1 with mask kind none is the plain tuner.
   TORCH_ARG(int64_t, branches) = 1;
   TORCH_ARG(MaskOptions, mask) = MaskOptions().kind(MaskKind::kNone).density(1.0);
+  /// When set, replaces the random masks of every kind that masks (all but none) with a variant's own
+  /// rule, e.g. structured masks; under the dropout kind it is asked every training step (key.step).
+  TORCH_ARG(MaskRule, rule) = nullptr;
 };
 
 /// Stacks the masked branches of a tuner's factors. One instance per tuner; masks of static kinds are
@@ -45,8 +48,8 @@ class BranchStack {
   /// every entry for the dropout kind, whose masks cover the whole factor over training.
   int64_t effective_count(const std::string& factor, torch::IntArrayRef shape) const;
 
-  /// Entries kept by one branch's mask.
-  int64_t kept_per_branch(torch::IntArrayRef shape) const;
+  /// Entries kept by one branch's mask of `factor` (the mean over branches for a rule's masks).
+  int64_t kept_per_branch(const std::string& factor, torch::IntArrayRef shape) const;
 
   const CapaBoostOptions& options() const { return options_; }
   int64_t branches() const { return options_.branches(); }

@@ -2,38 +2,41 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
+#include <cstdio>
+
+#include "util/closest_match.h"
+#include "util/seed_mixer.h"
 
 namespace capaboost {
+
 namespace {
 
-uint64_t fnv1a(const std::string& text) {
-  uint64_t hash = 1469598103934665603ULL;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ULL;
-  }
-  return hash;
-}
-
-// splitmix64's finaliser: spreads FNV's weak low bits over the whole word.
-uint64_t mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+constexpr MaskKind kAllKinds[] = {MaskKind::kNone, MaskKind::kDiff, MaskKind::kSame, MaskKind::kDropout, MaskKind::kNM};
 
 }  // namespace
 
 MaskKind parse_mask_kind(const std::string& name) {
-  if (name == "none") return MaskKind::kNone;
-  if (name == "diff") return MaskKind::kDiff;
-  if (name == "same") return MaskKind::kSame;
-  if (name == "dropout") return MaskKind::kDropout;
-  if (name == "nm") return MaskKind::kNM;
-  TORCH_CHECK(false, "unknown mask kind '", name, "'; choose one of none, diff, same, dropout, nm");
+  for (const MaskKind kind : kAllKinds) {
+    if (to_string(kind) == name) return kind;
+  }
+  TORCH_CHECK(false, "unknown mask kind '", name, "'", did_you_mean(name, mask_kind_names()), "; choose one of ",
+              fmt::format("{}", fmt::join(mask_kind_names(), ", ")));
+}
+
+std::vector<std::string> mask_kind_names() {
+  std::vector<std::string> names;
+  for (const MaskKind kind : kAllKinds) names.push_back(to_string(kind));
+  return names;
+}
+
+std::optional<std::pair<int64_t, int64_t>> parse_nm(const std::string& text) {
+  long long n = -1, m = -1;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%lld:%lld%c", &n, &m, &tail) != 2 || n < 0 || m <= 0 || n > m) return std::nullopt;
+  return std::make_pair(static_cast<int64_t>(n), static_cast<int64_t>(m));
 }
 
 std::string to_string(MaskKind kind) {
@@ -57,7 +60,7 @@ uint64_t mask_stream_seed(const MaskOptions& options, const MaskKey& key) {
   const int64_t step = options.kind() == MaskKind::kDropout ? key.step : 0;
   const std::string canonical =
       fmt::format("capaboost-mask|{}|{}|{}|{}|{}", options.seed(), key.site, key.factor, branch, step);
-  return mix(fnv1a(canonical));
+  return text_seed(canonical);
 }
 
 int64_t kept_count(const MaskOptions& options, int64_t numel) {

@@ -5,7 +5,11 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace capaboost {
 
@@ -21,6 +25,11 @@ enum class MaskKind {
 /// Parses "none", "diff", "same", "dropout", "nm" (errors name the valid choices).
 MaskKind parse_mask_kind(const std::string& name);
 std::string to_string(MaskKind kind);
+/// Every kind's name, in declaration order: what a spec's `mask:` may say.
+std::vector<std::string> mask_kind_names();
+
+/// N and M of an N:M pattern written "N:M" ("2:4"); nullopt unless 0 <= N <= M and M > 0.
+std::optional<std::pair<int64_t, int64_t>> parse_nm(const std::string& text);
 
 struct MaskOptions {
   TORCH_ARG(MaskKind, kind) = MaskKind::kDiff;
@@ -39,6 +48,11 @@ struct MaskKey {
   int64_t branch = 0;
   int64_t step = 0;
 };
+
+/// A variant's own mask rule: the boolean (rows, inputs) mask branch `key.branch` applies to factor
+/// `key.factor` at site `key.site`. Must be a pure function of its arguments (masks are regenerated,
+/// never stored).
+using MaskRule = std::function<torch::Tensor(const MaskKey& key, torch::IntArrayRef shape)>;
 
 /// The 64-bit seed of a mask's generator: a stable hash of the options' seed and the key (identical
 /// across processes, platforms and runs). For the `same` kind the branch is ignored; for every kind

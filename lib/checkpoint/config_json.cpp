@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "checkpoint/atomic_file.h"
+#include "util/atomic_file.h"
 
 namespace capaboost {
 namespace {

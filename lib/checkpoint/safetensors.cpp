@@ -16,7 +16,7 @@
 #include <set>
 #include <utility>
 
-#include "checkpoint/atomic_file.h"
+#include "util/atomic_file.h"
 
 // The format stores little-endian bytes and both reader and writer copy them verbatim.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "safetensors I/O assumes a little-endian host");

@@ -7,7 +7,6 @@
 #include <regex>
 #include <set>
 
-#include "sites/site_registry.h"
 
 namespace capaboost {
 namespace {
@@ -57,35 +56,21 @@ std::string LoadReport::describe() const {
                      fmt::join(unexpected, ", "));
 }
 
-std::vector<std::string> tuner_tensor_names(torch::nn::Module& module) {
-  std::vector<std::string> names;
-  for (const auto& [site, layer] : find_sites(module)) {
-    if (!layer->tuner()) continue;
-    const auto prefix = site + "." + layer->tuner()->kind() + ".";
-    for (const auto& item : layer->tuner()->named_parameters()) names.push_back(prefix + item.key());
-    for (const auto& item : layer->tuner()->named_buffers()) names.push_back(prefix + item.key());
-  }
-  return names;
-}
-
-std::map<std::string, torch::Tensor> state_dict(torch::nn::Module& module, bool include_tuners) {
-  std::set<std::string> excluded;
-  if (!include_tuners) {
-    for (auto& name : tuner_tensor_names(module)) excluded.insert(std::move(name));
-  }
+std::map<std::string, torch::Tensor> state_dict(torch::nn::Module& module, const std::vector<std::string>& excluded) {
+  const std::set<std::string> skip(excluded.begin(), excluded.end());
   std::map<std::string, torch::Tensor> tensors;
   for (const auto& item : module.named_parameters()) {
-    if (!excluded.count(item.key())) tensors.emplace(item.key(), item.value());
+    if (!skip.count(item.key())) tensors.emplace(item.key(), item.value());
   }
   for (const auto& item : module.named_buffers()) {
-    if (!excluded.count(item.key())) tensors.emplace(item.key(), item.value());
+    if (!skip.count(item.key())) tensors.emplace(item.key(), item.value());
   }
   return tensors;
 }
 
 LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& file,
                            const StateDictLoadOptions& options) {
-  auto targets = state_dict(module, options.include_tuners());
+  auto targets = state_dict(module, options.exclude());
   const auto ignore = compile(options.ignore());
   const auto allow_missing = compile(options.allow_missing());
   const auto allow_unexpected = compile(options.allow_unexpected());
@@ -136,8 +121,8 @@ LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& fil
   return report;
 }
 
-void save_state_dict(torch::nn::Module& module, const std::string& path, bool include_tuners) {
-  save_safetensors(path, state_dict(module, include_tuners));
+void save_state_dict(torch::nn::Module& module, const std::string& path, const std::vector<std::string>& excluded) {
+  save_safetensors(path, state_dict(module, excluded));
 }
 
 }  // namespace capaboost

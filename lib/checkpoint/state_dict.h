@@ -32,9 +32,9 @@ struct StateDictLoadOptions {
   /// Regexes of file names the module may lack (e.g. a pre-training head "lm_head\\..*"); they are
   /// listed in LoadReport::unexpected; any other unexpected name is an error.
   TORCH_ARG(std::vector<std::string>, allow_unexpected) = {};
-  /// Also load the parameters of attached tuners. When false they are neither expected nor loaded, so a
-  /// backbone checkpoint loads into a model that already carries tuners.
-  TORCH_ARG(bool, include_tuners) = false;
+  /// Module names neither expected nor loaded, e.g. the tensors of attached tuners
+  /// (sites/site_registry.h: tuner_tensor_names), so a backbone checkpoint loads into a tuned model.
+  TORCH_ARG(std::vector<std::string>, exclude) = {};
   /// Hugging Face's base-model prefix (e.g. "roberta."). When the module's names carry it and the
   /// file's do not (a bare-encoder checkpoint), it is added to the file's names; when the file's names
   /// carry it and the module's do not (a headed checkpoint into the bare encoder), it is removed.
@@ -47,13 +47,12 @@ struct StateDictLoadOptions {
 LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& file,
                            const StateDictLoadOptions& options = {});
 
-/// The module's parameters and buffers by dotted name; tuner parameters only when `include_tuners`.
-std::map<std::string, torch::Tensor> state_dict(torch::nn::Module& module, bool include_tuners = false);
+/// The module's parameters and buffers by dotted name, except the names in `excluded`.
+std::map<std::string, torch::Tensor> state_dict(torch::nn::Module& module,
+                                                const std::vector<std::string>& excluded = {});
 
-/// Names of every parameter and buffer that belongs to an attached tuner (`<site>.<kind>.<name>`).
-std::vector<std::string> tuner_tensor_names(torch::nn::Module& module);
-
-/// Writes `state_dict(module, include_tuners)` to `path` as safetensors (atomically).
-void save_state_dict(torch::nn::Module& module, const std::string& path, bool include_tuners = false);
+/// Writes `state_dict(module, excluded)` to `path` as safetensors (atomically).
+void save_state_dict(torch::nn::Module& module, const std::string& path,
+                     const std::vector<std::string>& excluded = {});
 
 }  // namespace capaboost

@@ -6,11 +6,11 @@
 #include <utility>
 #include <vector>
 
-#include "checkpoint/atomic_file.h"
+#include "util/atomic_file.h"
 #include "corpus/brown_reader.h"
 #include "corpus/sotu_reader.h"
 #include "corpus/wordnet_reader.h"
-#include "data/sha256.h"
+#include "util/sha256.h"
 
 namespace capaboost {
 

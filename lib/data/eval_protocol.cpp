@@ -6,7 +6,7 @@
 
 #include "data/glue_loader.h"
 #include "data/permutation.h"
-#include "data/sha256.h"
+#include "util/sha256.h"
 
 namespace capaboost {
 namespace {

@@ -5,17 +5,9 @@
 #include <numeric>
 #include <random>
 
+#include "util/seed_mixer.h"
+
 namespace capaboost {
-namespace {
-
-uint64_t splitmix64(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
 
 std::vector<int64_t> seeded_permutation(int64_t n, uint64_t seed) {
   TORCH_CHECK(n >= 0 && n < kMaxSeededPermutationSize, "seeded_permutation: n must be in [0, ",

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "data/sha256.h"
+#include "util/sha256.h"
 
 namespace capaboost {
 

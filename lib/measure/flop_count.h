@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "peft/site_tuner.h"
+#include "sites/site_tuner.h"
 
 namespace capaboost {
 

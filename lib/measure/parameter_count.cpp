@@ -10,12 +10,11 @@ ParameterReport count_parameters(torch::nn::Module& model, const std::vector<std
   ParameterReport report;
   // Tuner parameters are recognised by identity, not by name, so any naming scheme works.
   std::set<const void*> tuner_tensors;
-  for (auto& [name, site] : find_sites(model)) {
-    if (!site->tuner()) continue;
-    const auto count = site->tuner()->parameter_count();
+  for (auto& [name, tuner] : find_tuners(model)) {
+    const auto count = tuner->parameter_count();
     report.tuner_dense += count.dense;
     report.tuner_effective += count.effective;
-    for (const auto& param : site->tuner()->parameters()) tuner_tensors.insert(param.unsafeGetTensorImpl());
+    for (const auto& param : tuner->parameters()) tuner_tensors.insert(param.unsafeGetTensorImpl());
   }
   for (const auto& param : model.named_parameters()) {
     const auto& tensor = param.value();

@@ -13,11 +13,9 @@
 
 #include "data/example.h"
 #include "data/glue_task.h"
+#include "metrics/metric_values.h"
 
 namespace capaboost {
-
-/// Metric values by name (the names of TaskInfo::metric_names).
-using MetricValues = std::map<std::string, double>;
 
 /// The task's metrics from predicted and true class indices (classification tasks).
 MetricValues glue_metrics(const TaskInfo& task, const std::vector<int64_t>& predictions,

@@ -99,4 +99,13 @@ torch::Tensor RobertaForSequenceClassificationImpl::loss(const torch::Tensor& lo
   return sequence_classification_loss(logits, labels, options.problem_type());
 }
 
+torch::Tensor RobertaForSequenceClassificationImpl::forward_batch(const Batch& batch) {
+  return forward(batch.input("input_ids"), batch.optional_input("attention_mask")).logits;  // (B, num_labels)
+}
+
+torch::Tensor RobertaForSequenceClassificationImpl::batch_loss(const torch::Tensor& outputs, const Batch& batch) const {
+  TORCH_CHECK(batch.labels.defined(), "RobertaForSequenceClassification: the batch has no labels to train on");
+  return loss(outputs, batch.labels);
+}
+
 }  // namespace capaboost

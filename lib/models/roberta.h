@@ -15,6 +15,7 @@
 #include "models/parallel_dropout.h"
 #include "models/roberta_config.h"
 #include "models/roberta_layers.h"
+#include "models/task_model.h"
 #include "sites/tunable_linear.h"
 
 namespace capaboost {
@@ -90,8 +91,9 @@ struct SequenceClassifierOutput {
   std::vector<torch::Tensor> attentions;     ///< when asked, as RobertaModelOutput
 };
 
-/// The encoder without pooler ("roberta") and the classification head ("classifier").
-class RobertaForSequenceClassificationImpl : public torch::nn::Module {
+/// The encoder without pooler ("roberta") and the classification head ("classifier"). As a task model it
+/// reads "input_ids" and (optionally) "attention_mask" from a batch.
+class RobertaForSequenceClassificationImpl : public TaskModelImpl {
  public:
   explicit RobertaForSequenceClassificationImpl(const RobertaOptions& options);
 
@@ -104,6 +106,10 @@ class RobertaForSequenceClassificationImpl : public torch::nn::Module {
   /// transformers' loss for these logits: MSE for one label (regression), cross-entropy for integer
   /// labels, BCE-with-logits otherwise, unless options.problem_type says which.
   torch::Tensor loss(const torch::Tensor& logits, const torch::Tensor& labels) const;
+
+  torch::Tensor forward_batch(const Batch& batch) override;
+  torch::Tensor batch_loss(const torch::Tensor& outputs, const Batch& batch) const override;
+  std::vector<std::string> head_prefixes() const override { return {"classifier."}; }
 
   RobertaOptions options;
   RobertaModel roberta{nullptr};

@@ -62,8 +62,7 @@ torch::Tensor RobertaEmbeddingsImpl::forward(const torch::Tensor& input_ids,
 }
 
 RobertaSelfAttentionImpl::RobertaSelfAttentionImpl(const RobertaOptions& options)
-    : num_heads(options.num_attention_heads()),
-      head_size(options.hidden_size() / options.num_attention_heads()) {
+    : AttentionSiteImpl(options.num_attention_heads(), options.hidden_size() / options.num_attention_heads()) {
   const int64_t hidden = options.hidden_size();
   query = register_module("query", TunableLinear(hidden, hidden));
   key = register_module("key", TunableLinear(hidden, hidden));
@@ -75,6 +74,7 @@ std::pair<torch::Tensor, torch::Tensor> RobertaSelfAttentionImpl::forward(const 
                                                                           const torch::Tensor& mask,
                                                                           bool first_token_only) {
   const int64_t batch = hidden.size(0), tokens = hidden.size(1);
+  const int64_t num_heads = this->num_heads(), head_size = this->head_size();
   const auto query_input = first_token_only ? hidden.narrow(1, 0, 1) : hidden;  // (B, Tq, C)
   const int64_t queries = query_input.size(1);
   // (B, T, C) → (B, H, T, d) as views: batched_matmul reads the heads in place, no contiguous copies.
@@ -82,13 +82,15 @@ std::pair<torch::Tensor, torch::Tensor> RobertaSelfAttentionImpl::forward(const 
     return x.view({batch, length, num_heads, head_size}).permute({0, 2, 1, 3});
   };
   auto q = heads(query->forward(query_input), queries);  // (B, H, Tq, d)
-  auto k = heads(key->forward(hidden), tokens);          // (B, H, T, d)
-  auto v = heads(value->forward(hidden), tokens);        // (B, H, T, d)
+  // A key-value tuner (prefix tuning) may add key positions: T' = T + its length, mask extended to match.
+  const KeyValues kv = tune_key_values({heads(key->forward(hidden), tokens),     // (B, H, T', d)
+                                        heads(value->forward(hidden), tokens),   // (B, H, T', d)
+                                        mask});                                  // (B, 1, 1, T') or undefined
   // The 1/√d scale rides on the GEMM (alpha), as (q kᵀ)/√d in transformers.
-  auto scores = batched_matmul(q, k.transpose(-1, -2), 1.0 / std::sqrt(static_cast<double>(head_size)));
-  if (mask.defined()) scores = scores + mask;  // (B, H, Tq, T)
+  auto scores = batched_matmul(q, kv.keys.transpose(-1, -2), 1.0 / std::sqrt(static_cast<double>(head_size)));
+  if (kv.mask.defined()) scores = scores + kv.mask;  // (B, H, Tq, T')
   auto probs = dropout->forward(torch::softmax(scores, -1));
-  auto context = batched_matmul(probs, v);  // (B, H, Tq, d)
+  auto context = batched_matmul(probs, kv.values);  // (B, H, Tq, d)
   return {context.permute({0, 2, 1, 3}).reshape({batch, queries, num_heads * head_size}),
           probs};  // (B, Tq, C)
 }

@@ -10,6 +10,7 @@
 
 #include "models/parallel_dropout.h"
 #include "models/roberta_config.h"
+#include "sites/attention_site.h"
 #include "sites/tunable_linear.h"
 
 namespace capaboost {
@@ -39,8 +40,9 @@ class RobertaEmbeddingsImpl : public torch::nn::Module {
 };
 TORCH_MODULE(RobertaEmbeddings);
 
-/// Multi-head scaled dot-product attention with the query/key/value sites.
-class RobertaSelfAttentionImpl : public torch::nn::Module {
+/// Multi-head scaled dot-product attention with the query/key/value sites; an attention site, so a
+/// key-value tuner (prefix tuning) can extend its keys and values.
+class RobertaSelfAttentionImpl : public AttentionSiteImpl {
  public:
   explicit RobertaSelfAttentionImpl(const RobertaOptions& options);
   /// hidden: (B, T, C); mask: additive (B, 1, 1, T) or undefined. With `first_token_only` only position
@@ -49,8 +51,6 @@ class RobertaSelfAttentionImpl : public torch::nn::Module {
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& hidden, const torch::Tensor& mask,
                                                   bool first_token_only = false);
 
-  int64_t num_heads;
-  int64_t head_size;
   TunableLinear query{nullptr};
   TunableLinear key{nullptr};
   TunableLinear value{nullptr};

@@ -4,6 +4,7 @@
 
 #include "checkpoint/config_json.h"
 #include "checkpoint/safetensors.h"
+#include "sites/site_registry.h"
 
 namespace capaboost {
 namespace {
@@ -16,7 +17,8 @@ void save_directory(torch::nn::Module& model, const nlohmann::json& config, cons
                     bool include_tuners) {
   std::filesystem::create_directories(dir);
   // Weights first: a directory whose config.json is new always has matching weights beside it.
-  save_state_dict(model, file_in(dir, kWeightsFileName), include_tuners);
+  save_state_dict(model, file_in(dir, kWeightsFileName),
+                  include_tuners ? std::vector<std::string>{} : tuner_tensor_names(model));
   save_config_json(file_in(dir, kConfigFileName), config);
 }
 

@@ -21,6 +21,10 @@ std::string to_string(AdapterActivation activation) {
   return "?";
 }
 
+std::vector<std::string> adapter_activation_names() {
+  return {to_string(AdapterActivation::kRelu), to_string(AdapterActivation::kGelu), to_string(AdapterActivation::kSwish)};
+}
+
 AdapterImpl::AdapterImpl(const AdapterOptions& options_, std::string site, int64_t features)
     : options(options_), stack_(options_.capaboost(), std::move(site)) {
   TORCH_CHECK(options.bottleneck() > 0, "adapter at site '", stack_.site(),
@@ -74,7 +78,7 @@ TunerFlops AdapterImpl::flops_per_token() const {
   TunerFlops flops;
   flops.executed = 2.0 * features * d * bn * 2.0 + elementwise;
   const double kept =
-      static_cast<double>(stack_.kept_per_branch(down.sizes()) + stack_.kept_per_branch(up.sizes()));
+      static_cast<double>(stack_.kept_per_branch("down", down.sizes()) + stack_.kept_per_branch("up", up.sizes()));
   flops.sparse_ideal = 2.0 * d * kept + elementwise;
   return flops;
 }

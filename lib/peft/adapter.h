@@ -9,15 +9,18 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <vector>
 
 #include "capaboost/branch_stack.h"
-#include "peft/site_tuner.h"
+#include "sites/site_tuner.h"
 
 namespace capaboost {
 
 enum class AdapterActivation { kRelu, kGelu, kSwish };
 AdapterActivation parse_adapter_activation(const std::string& name);
 std::string to_string(AdapterActivation activation);
+/// "relu", "gelu", "swish": what a spec's `activation:` may say.
+std::vector<std::string> adapter_activation_names();
 
 struct AdapterOptions {
   /* implicit */ AdapterOptions(int64_t bottleneck = 64) : bottleneck_(bottleneck) {}

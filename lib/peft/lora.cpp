@@ -5,12 +5,15 @@
 namespace capaboost {
 
 LoraInit parse_lora_init(const std::string& name) {
-  if (name == "peft") return LoraInit::kPeft;
-  if (name == "reference") return LoraInit::kReference;
+  for (const LoraInit init : {LoraInit::kPeft, LoraInit::kReference}) {
+    if (to_string(init) == name) return init;
+  }
   TORCH_CHECK(false, "unknown LoRA init '", name, "'; choose peft or reference");
 }
 
 std::string to_string(LoraInit init) { return init == LoraInit::kPeft ? "peft" : "reference"; }
+
+std::vector<std::string> lora_init_names() { return {to_string(LoraInit::kPeft), to_string(LoraInit::kReference)}; }
 
 LoraImpl::LoraImpl(const LoraOptions& options_, std::string site, int64_t in_features, int64_t out_features)
     : options(options_), stack_(options_.capaboost(), std::move(site)) {
@@ -60,7 +63,7 @@ TunerFlops LoraImpl::flops_per_token() const {
   flops.executed = 2.0 * in * d * r + 2.0 * d * r * out + 2.0 * out;
   // Ideal sparse: only kept entries of each branch's masked factors multiply.
   const double kept =
-      static_cast<double>(stack_.kept_per_branch(A.sizes()) + stack_.kept_per_branch(B.sizes()));
+      static_cast<double>(stack_.kept_per_branch("A", A.sizes()) + stack_.kept_per_branch("B", B.sizes()));
   flops.sparse_ideal = 2.0 * d * kept + 2.0 * out;
   return flops;
 }

@@ -6,9 +6,10 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <vector>
 
 #include "capaboost/branch_stack.h"
-#include "peft/site_tuner.h"
+#include "sites/site_tuner.h"
 
 namespace capaboost {
 
@@ -19,6 +20,8 @@ enum class LoraInit {
 };
 LoraInit parse_lora_init(const std::string& name);
 std::string to_string(LoraInit init);
+/// "peft", "reference": what a spec's `lora_init:` may say.
+std::vector<std::string> lora_init_names();
 
 struct LoraOptions {
   /* implicit */ LoraOptions(int64_t rank = 8) : rank_(rank) {}

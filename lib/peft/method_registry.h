@@ -1,51 +1,45 @@
 #pragma once
 // PEFT methods by name, so that experiment specs can say `method: lora` and a new variant is one
-// class plus one registration.
+// class plus one self-registering source file (util/registry.h):
+//
+//   [[maybe_unused]] const bool registered = register_method(MethodSpec{
+//       "lora", "LoRA (Hu et al., 2022) on the target sites", lora_parameters(), attach_lora});
+//
+// A method declares its parameters (params/parameter.h) next to its implementation; the harness
+// validates specs, fills defaults and lists methods from these declarations.
 
-#include "capaboost/branch_stack.h"
-#include "sites/site_registry.h"
-
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "params/parameter.h"
+#include "params/parameters.h"
+
 namespace capaboost {
-
-/// A run's resolved configuration: a flat JSON object of named values (`rank`, `branches`, …).
-using RunParameters = nlohmann::json;
-
-/// Which parameters a method trains (train/trainable_selection.h applies it).
-enum class TrainedParameters {
-  kTunersAndHead,  ///< PEFT: the attached tuners and the task head; the backbone is frozen
-  kAll,            ///< full fine-tuning
-  kBiasesAndHead,  ///< BitFit (Ben Zaken et al., 2022): every bias of the backbone and the task head
-};
-std::string to_string(TrainedParameters trained);
 
 /// A PEFT method as experiment specs name it.
 struct MethodSpec {
   std::string name;
   std::string description;
-  /// Attaches the method to `model` as `parameters` say (targets, rank, CapaBoost options, …) and
-  /// returns the names of the sites it went on (none for methods that attach no tuner).
-  std::function<std::vector<std::string>(torch::nn::Module& model, const RunParameters& parameters)> attach;
-  TrainedParameters trained = TrainedParameters::kTunersAndHead;
+  /// Every parameter the method reads: its own and the shared groups it builds on (site selection,
+  /// CapaBoost). Definitions without an owner are owned by "method <name>".
+  ParameterList parameters;
+  /// Attaches the method to `model` as `config` (resolved against `parameters`) says and returns the
+  /// names of the sites it went on (none for methods that attach no tuner).
+  std::function<std::vector<std::string>(torch::nn::Module& model, const Parameters& config)> attach;
+  /// Which backbone parameters (by dotted name) train besides the tuners and the task head, which
+  /// always do; nullptr: none (PEFT). Full fine-tuning says all, BitFit the biases.
+  std::function<bool(const std::string& parameter_name)> trains_backbone_parameter = nullptr;
+  /// What trains, for records and listings.
+  std::string trains = "tuners + head";
 };
 
-/// Adds a method; a second method of the same name is refused.
-void register_method(MethodSpec method);
-/// The method called `name`; the error lists the registered names.
+/// Adds a method; a second method of the same name is refused. Returns true, for static registration.
+bool register_method(MethodSpec method);
+/// The method called `name`; the error suggests a close name and lists the registered ones.
 const MethodSpec& find_method(const std::string& name);
 std::vector<std::string> method_names();
-
-/// The CapaBoost options a run's parameters describe: `branches`, `density`, `mask`, `nm` ("2:4"),
-/// `mask_seed`. Without `branches` (or with 1 and mask none) the plain tuner.
-CapaBoostOptions capaboost_options(const RunParameters& parameters);
-
-/// The sites a method targets: `targets` (suffix list) and/or `target_regex`.
-SiteSelector site_selector(const RunParameters& parameters);
 
 }  // namespace capaboost

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "checkpoint/atomic_file.h"
-#include "data/sha256.h"
+#include "util/atomic_file.h"
+#include "util/sha256.h"
 #include "models/roberta_pretrained.h"
 #include "pretrain/backbone_recipes.h"
 #include "pretrain/corpus_stages.h"

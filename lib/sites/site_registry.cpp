@@ -6,15 +6,45 @@
 #include <regex>
 
 namespace capaboost {
+namespace {
+
+template <typename Module>
+std::vector<std::pair<std::string, std::shared_ptr<Module>>> find_modules(torch::nn::Module& model) {
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> found;
+  for (const auto& item : model.named_modules(/*name_prefix=*/"", /*include_self=*/false)) {
+    if (auto module = std::dynamic_pointer_cast<Module>(item.value())) found.emplace_back(item.key(), module);
+  }
+  return found;
+}
+
+template <typename Site, typename Factory>
+std::vector<std::string> attach_to(torch::nn::Module& model, const SiteSelector& selector, const Factory& factory,
+                                   const char* what) {
+  std::vector<std::string> attached;
+  const auto sites = find_modules<Site>(model);
+  for (const auto& [name, site] : sites) {
+    if (!selector.matches(name)) continue;
+    site->attach(factory(name, *site));
+    attached.push_back(name);
+  }
+  TORCH_CHECK(!attached.empty(), "no ", what, " matches suffixes [", fmt::format("{}", fmt::join(selector.suffixes, ", ")),
+              "]", selector.regex ? " or regex '" + *selector.regex + "'" : std::string(), "; the model's ", what,
+              "s are named like '", sites.empty() ? std::string("(none)") : sites.front().first, "'");
+  return attached;
+}
+
+}  // namespace
 
 std::vector<std::pair<std::string, std::shared_ptr<TunableLinearImpl>>> find_sites(torch::nn::Module& model) {
-  std::vector<std::pair<std::string, std::shared_ptr<TunableLinearImpl>>> sites;
-  for (const auto& item : model.named_modules(/*name_prefix=*/"", /*include_self=*/false)) {
-    if (auto site = std::dynamic_pointer_cast<TunableLinearImpl>(item.value())) {
-      sites.emplace_back(item.key(), site);
-    }
-  }
-  return sites;
+  return find_modules<TunableLinearImpl>(model);
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<AttentionSiteImpl>>> find_attention_sites(torch::nn::Module& model) {
+  return find_modules<AttentionSiteImpl>(model);
+}
+
+std::vector<std::pair<std::string, TunerPtr>> find_tuners(torch::nn::Module& model) {
+  return find_modules<TunerImpl>(model);
 }
 
 bool SiteSelector::matches(const std::string& site) const {
@@ -31,18 +61,12 @@ bool SiteSelector::matches(const std::string& site) const {
 
 std::vector<std::string> attach_tuners(torch::nn::Module& model, const SiteSelector& selector,
                                        const TunerFactory& factory) {
-  std::vector<std::string> attached;
-  for (auto& [name, site] : find_sites(model)) {
-    if (!selector.matches(name)) continue;
-    site->attach(factory(name, *site));
-    attached.push_back(name);
-  }
-  TORCH_CHECK(!attached.empty(), "attach_tuners: no site matches suffixes [",
-              fmt::format("{}", fmt::join(selector.suffixes, ", ")), "]",
-              selector.regex ? " or regex '" + *selector.regex + "'" : std::string(),
-              "; the model's sites are named like '",
-              find_sites(model).empty() ? std::string("(none)") : find_sites(model).front().first, "'");
-  return attached;
+  return attach_to<TunableLinearImpl>(model, selector, factory, "linear site");
+}
+
+std::vector<std::string> attach_key_value_tuners(torch::nn::Module& model, const SiteSelector& selector,
+                                                 const KeyValueTunerFactory& factory) {
+  return attach_to<AttentionSiteImpl>(model, selector, factory, "attention site");
 }
 
 void freeze_backbone(torch::nn::Module& model, const std::vector<std::string>& trainable_prefixes) {
@@ -51,11 +75,18 @@ void freeze_backbone(torch::nn::Module& model, const std::vector<std::string>& t
     for (const auto& prefix : trainable_prefixes) trainable |= param.key().rfind(prefix, 0) == 0;
     param.value().set_requires_grad(trainable);
   }
-  for (auto& [name, site] : find_sites(model)) {
-    if (site->tuner()) {
-      for (auto& param : site->tuner()->parameters()) param.set_requires_grad(true);
-    }
+  for (auto& [name, tuner] : find_tuners(model)) {
+    for (auto& param : tuner->parameters()) param.set_requires_grad(true);
   }
+}
+
+std::vector<std::string> tuner_tensor_names(torch::nn::Module& model) {
+  std::vector<std::string> names;
+  for (const auto& [name, tuner] : find_tuners(model)) {
+    for (const auto& item : tuner->named_parameters()) names.push_back(name + "." + item.key());
+    for (const auto& item : tuner->named_buffers()) names.push_back(name + "." + item.key());
+  }
+  return names;
 }
 
 }  // namespace capaboost

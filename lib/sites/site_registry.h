@@ -1,6 +1,7 @@
 #pragma once
-// Finding a model's linear sites by name, and attaching tuners to them by suffix list or regex
-// (like PEFT's `target_modules`).
+// Finding a model's sites by name — linear sites (TunableLinear) and attention sites
+// (AttentionSite) — and attaching tuners to them by suffix list or regex (like PEFT's
+// `target_modules`).
 
 #include <torch/torch.h>
 
@@ -10,13 +11,20 @@
 #include <utility>
 #include <vector>
 
-#include "peft/site_tuner.h"
+#include "sites/attention_site.h"
+#include "sites/site_tuner.h"
 #include "sites/tunable_linear.h"
 
 namespace capaboost {
 
 /// Every TunableLinear in `model`, with its dotted name, in registration order.
 std::vector<std::pair<std::string, std::shared_ptr<TunableLinearImpl>>> find_sites(torch::nn::Module& model);
+
+/// Every attention site in `model` ("encoder.layer.0.attention.self"), in registration order.
+std::vector<std::pair<std::string, std::shared_ptr<AttentionSiteImpl>>> find_attention_sites(torch::nn::Module& model);
+
+/// Every attached tuner of any kind, with its dotted name ("…query.lora"), in registration order.
+std::vector<std::pair<std::string, TunerPtr>> find_tuners(torch::nn::Module& model);
 
 /// Which sites a tuner goes on. A site matches a suffix when its name equals it or ends with
 /// "." + suffix ("query" matches "encoder.layer.0.attention.self.query"); a regex must match the
@@ -36,8 +44,19 @@ using TunerFactory = std::function<SiteTunerPtr(const std::string& site, const T
 std::vector<std::string> attach_tuners(torch::nn::Module& model, const SiteSelector& selector,
                                        const TunerFactory& factory);
 
+/// Builds the key-value tuner for one attention site.
+using KeyValueTunerFactory = std::function<KeyValueTunerPtr(const std::string& site, const AttentionSiteImpl& attention)>;
+
+/// attach_tuners for attention sites.
+std::vector<std::string> attach_key_value_tuners(torch::nn::Module& model, const SiteSelector& selector,
+                                                 const KeyValueTunerFactory& factory);
+
 /// Makes every parameter untrainable except the tuners' and those whose names start with one of
 /// `trainable_prefixes` (e.g. the classification head "classifier.").
 void freeze_backbone(torch::nn::Module& model, const std::vector<std::string>& trainable_prefixes = {});
+
+/// Names of every parameter and buffer that belongs to an attached tuner (`<site>.<kind>.<name>`), so
+/// checkpoint code can leave them out of a backbone's state dict.
+std::vector<std::string> tuner_tensor_names(torch::nn::Module& model);
 
 }  // namespace capaboost

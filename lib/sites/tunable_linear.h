@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "peft/site_tuner.h"
+#include "sites/site_tuner.h"
 
 namespace capaboost {
 

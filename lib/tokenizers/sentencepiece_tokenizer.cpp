@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "checkpoint/atomic_file.h"
-#include "data/sha256.h"
+#include "util/atomic_file.h"
+#include "util/sha256.h"
 
 namespace capaboost {
 

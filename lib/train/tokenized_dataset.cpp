@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "metrics/glue_metrics.h"
+#include "train/glue_scorer.h"
 
 namespace capaboost {
 
@@ -10,7 +11,7 @@ TokenizedDataset TokenizedDataset::tokenize(const std::vector<Example>& examples
                                             const TaskInfo& task, int64_t max_length) {
   TORCH_CHECK(max_length > 2, "TokenizedDataset: max_length must leave room for text, got ", max_length);
   TokenizedDataset dataset;
-  dataset.regression_ = task.regression;
+  dataset.task_ = &task;
   dataset.max_length_ = max_length;
   dataset.pad_id_ = tokenizer.pad_id();
   // Labels first: class_labels/score_labels name the offending line when a label is missing.
@@ -48,10 +49,12 @@ Batch TokenizedDataset::collate(const std::vector<int64_t>& indices, BatchPaddin
   }
   const int64_t width = padding == BatchPadding::kMaxLength ? max_length_ : longest;
   Batch batch;
-  batch.input_ids = torch::full({batch_size, width}, pad_id_, torch::kInt64);
-  batch.attention_mask = torch::zeros({batch_size, width}, torch::kInt64);
-  auto ids = batch.input_ids.accessor<int64_t, 2>();
-  auto mask = batch.attention_mask.accessor<int64_t, 2>();
+  batch.examples = batch_size;
+  batch.indices = indices;
+  auto input_ids = torch::full({batch_size, width}, pad_id_, torch::kInt64);  // (B, T)
+  auto attention_mask = torch::zeros({batch_size, width}, torch::kInt64);     // (B, T)
+  auto ids = input_ids.accessor<int64_t, 2>();
+  auto mask = attention_mask.accessor<int64_t, 2>();
   for (int64_t row = 0; row < batch_size; ++row) {
     const auto& example = ids_[static_cast<size_t>(indices[static_cast<size_t>(row)])];
     for (size_t t = 0; t < example.size(); ++t) {
@@ -60,7 +63,9 @@ Batch TokenizedDataset::collate(const std::vector<int64_t>& indices, BatchPaddin
     }
     batch.tokens += static_cast<int64_t>(example.size());
   }
-  if (regression_) {
+  batch.inputs["input_ids"] = input_ids;
+  batch.inputs["attention_mask"] = attention_mask;
+  if (regression()) {
     batch.labels = torch::empty({batch_size}, torch::kFloat32);
     auto labels = batch.labels.accessor<float, 1>();
     for (int64_t row = 0; row < batch_size; ++row) {
@@ -75,5 +80,7 @@ Batch TokenizedDataset::collate(const std::vector<int64_t>& indices, BatchPaddin
   }
   return batch;
 }
+
+std::unique_ptr<SplitScorer> TokenizedDataset::scorer() const { return std::make_unique<GlueScorer>(*this); }
 
 }  // namespace capaboost

@@ -4,7 +4,7 @@
 // does, is where most of the trainer's speed comes from: GLUE sentences are far shorter than 128.
 //
 //   auto train = TokenizedDataset::tokenize(splits.train, tokenizer, task, /*max_length=*/128);
-//   Batch batch = train.collate({3, 17, 4});   // batch.input_ids: (3, longest of the three)
+//   Batch batch = train.collate({3, 17, 4});   // batch.input("input_ids"): (3, longest of the three)
 
 #include <torch/torch.h>
 
@@ -14,36 +14,29 @@
 #include "data/example.h"
 #include "data/glue_task.h"
 #include "tokenizers/tokenizer.h"
+#include "train/training_split.h"
 
 namespace capaboost {
 
-/// How a batch is padded.
-enum class BatchPadding {
-  kLongest,    ///< to the longest example in the batch (dynamic padding)
-  kMaxLength,  ///< to the dataset's max_length (the reference's pad-to-128; for comparisons)
-};
-
-/// One training or evaluation batch.
-struct Batch {
-  torch::Tensor input_ids;       // (B, T) int64, right-padded with the tokenizer's pad id
-  torch::Tensor attention_mask;  // (B, T) int64: 1 on tokens, 0 on padding
-  torch::Tensor labels;          // (B) int64 class ids, or (B) float32 scores for regression
-  int64_t tokens = 0;            ///< real (unpadded) tokens in the batch
-};
-
-class TokenizedDataset {
+class TokenizedDataset : public TrainingSplit {
  public:
   /// Tokenizes every example as the task lays it out (single sentence or pair, with the model's
   /// special tokens, longest_first truncation to `max_length`), with its label. Examples without a
-  /// label (GLUE test files) are an error naming the example's file line.
+  /// label (GLUE test files) are an error naming the example's file line. `task` must outlive the
+  /// dataset (glue_task() entries do).
   static TokenizedDataset tokenize(const std::vector<Example>& examples, const Tokenizer& tokenizer,
                                    const TaskInfo& task, int64_t max_length);
 
-  /// The examples at `indices`, padded as `padding` says.
-  Batch collate(const std::vector<int64_t>& indices, BatchPadding padding = BatchPadding::kLongest) const;
+  /// The examples at `indices`: "input_ids" (B, T) int64 right-padded with the tokenizer's pad id,
+  /// "attention_mask" (B, T) int64 (1 on tokens, 0 on padding), and labels (B) int64 class ids or
+  /// float32 scores.
+  Batch collate(const std::vector<int64_t>& indices, BatchPadding padding = BatchPadding::kLongest) const override;
+  int64_t size() const override { return static_cast<int64_t>(ids_.size()); }
+  /// Scores argmax classes (or regression scores) with the task's GLUE metrics (metrics/glue_metrics.h).
+  std::unique_ptr<SplitScorer> scorer() const override;
 
-  int64_t size() const { return static_cast<int64_t>(ids_.size()); }
-  bool regression() const { return regression_; }
+  const TaskInfo& task() const { return *task_; }
+  bool regression() const { return task_->regression; }
   int64_t max_length() const { return max_length_; }
   /// Tokens of example i (special tokens included).
   const std::vector<int64_t>& ids(int64_t i) const { return ids_.at(static_cast<size_t>(i)); }
@@ -53,10 +46,10 @@ class TokenizedDataset {
   const std::vector<double>& score_labels() const { return score_labels_; }
 
  private:
+  const TaskInfo* task_ = nullptr;
   std::vector<std::vector<int64_t>> ids_;
   std::vector<int64_t> class_labels_;  // classification tasks
   std::vector<double> score_labels_;   // regression (STS-B)
-  bool regression_ = false;
   int64_t max_length_ = 0;
   int64_t pad_id_ = 0;
 };

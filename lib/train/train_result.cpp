@@ -12,9 +12,11 @@ nlohmann::json metrics_json(const MetricValues& metrics) {
 
 }  // namespace
 
+std::string to_string(TrainStatus status) { return status == TrainStatus::kOk ? "ok" : "diverged"; }
+
 nlohmann::json TrainResult::to_json() const {
   nlohmann::json json;
-  json["status"] = status;
+  json["status"] = to_string(status);
   if (!failure.empty()) json["failure"] = failure;
   json["best_epoch"] = best_epoch;
   json["eval_score"] = eval_score;

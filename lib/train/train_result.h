@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "measure/parameter_count.h"
-#include "metrics/glue_metrics.h"
+#include "metrics/metric_values.h"
 
 namespace capaboost {
 
@@ -25,9 +25,15 @@ struct EpochMetrics {
   int64_t train_tokens = 0;   ///< real (unpadded) tokens trained on
 };
 
+/// How a training run ended.
+enum class TrainStatus {
+  kOk,
+  kDiverged,  ///< the loss became NaN or infinite (TrainResult::failure says where)
+};
+std::string to_string(TrainStatus status);
+
 struct TrainResult {
-  /// "ok", or "diverged" when the loss became NaN or infinite (then `failure` says where).
-  std::string status = "ok";
+  TrainStatus status = TrainStatus::kOk;
   std::string failure;
   std::vector<EpochMetrics> epochs;
   int64_t best_epoch = 0;   ///< 1-based epoch with the best eval_score (the earliest on ties); 0 if none
@@ -41,7 +47,7 @@ struct TrainResult {
   double train_tokens_per_second = 0;  ///< real tokens per second of training (evaluation excluded)
   double peak_rss_mib = 0;             ///< process peak resident memory at the end
 
-  bool ok() const { return status == "ok"; }
+  bool ok() const { return status == TrainStatus::kOk; }
   nlohmann::json to_json() const;
 };
 

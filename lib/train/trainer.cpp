@@ -7,7 +7,7 @@
 
 #include "data/batching.h"
 #include "measure/numerical_rank.h"
-#include "metrics/glue_metrics.h"
+#include "measure/parameter_count.h"
 #include "runtime/process_memory.h"
 #include "train/lr_schedule.h"
 #include "train/optimizer_setup.h"
@@ -43,51 +43,36 @@ class EvalModeGuard {
 
 }  // namespace
 
-MetricValues evaluate_sequence_classifier(RobertaForSequenceClassificationImpl& model, const TaskInfo& task,
-                                          const TokenizedDataset& dataset, int64_t batch_size) {
-  TORCH_CHECK(dataset.size() > 0, "evaluate_sequence_classifier: the ", task.name, " evaluation split is empty");
+Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t batch_size) {
+  TORCH_CHECK(split.size() > 0, "evaluate_model: the evaluation split is empty");
   EvalModeGuard eval_mode(model);
   torch::NoGradGuard no_grad;
-  std::vector<int64_t> order(static_cast<size_t>(dataset.size()));
+  std::vector<int64_t> order(static_cast<size_t>(split.size()));
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
-  std::vector<int64_t> predicted_classes;
-  std::vector<double> predicted_scores;
+  auto scorer = split.scorer();
   for (const auto& indices : make_batches(order, batch_size)) {
-    const Batch batch = dataset.collate(indices);
-    const torch::Tensor logits = model.forward(batch.input_ids, batch.attention_mask).logits;  // (B, num_labels)
-    if (task.regression) {
-      const torch::Tensor scores = logits.select(1, 0).to(torch::kFloat64).contiguous();  // (B)
-      predicted_scores.insert(predicted_scores.end(), scores.data_ptr<double>(), scores.data_ptr<double>() + scores.numel());
-    } else {
-      const torch::Tensor classes = logits.argmax(1).contiguous();  // (B) int64
-      predicted_classes.insert(predicted_classes.end(), classes.data_ptr<int64_t>(),
-                               classes.data_ptr<int64_t>() + classes.numel());
-    }
+    const Batch batch = split.collate(indices, BatchPadding::kLongest);
+    scorer->add(model.forward_batch(batch), batch);
   }
-  return task.regression ? glue_metrics(task, predicted_scores, dataset.score_labels())
-                         : glue_metrics(task, predicted_classes, dataset.class_labels());
+  return scorer->finish();
 }
 
-TrainResult train_sequence_classifier(RobertaForSequenceClassificationImpl& model, const TrainingData& data,
-                                      const TrainerOptions& options) {
-  TORCH_CHECK(data.task != nullptr, "train_sequence_classifier: TrainingData::task is not set");
-  const TaskInfo& task = *data.task;
-  TORCH_CHECK(data.train.size() > 0, "train_sequence_classifier: the ", task.name, " training split is empty");
-  TORCH_CHECK(options.epochs() > 0 && options.batch_size() > 0,
-              "train_sequence_classifier: epochs and batch_size must be positive");
-  TORCH_CHECK(data.train.regression() == task.regression,
-              "train_sequence_classifier: the training data was tokenized for another task than ", task.name);
+TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const TrainerOptions& options) {
+  TORCH_CHECK(data.train && data.eval && (data.test || data.eval_is_test),
+              "train_model: TrainingData needs train and eval splits, and test unless eval_is_test");
+  TORCH_CHECK(data.train->size() > 0, "train_model: the training split is empty");
+  TORCH_CHECK(options.epochs() > 0 && options.batch_size() > 0, "train_model: epochs and batch_size must be positive");
 
   const auto start = Clock::now();
   TrainResult result;
-  result.parameters = count_parameters(model, options.head_prefixes());
+  result.parameters = count_parameters(model, model.head_prefixes());
 
   // One seed fixes dropout; the epoch orders derive from it separately (data/batching.h), so that
   // changing the model's randomness consumption never changes the data order.
   torch::manual_seed(options.seed());
   auto optimizer = make_adamw(model, AdamWSettings().lr(options.lr()).weight_decay(options.weight_decay()));
   const std::vector<torch::Tensor> clipped = trainable_parameters(model);
-  const int64_t steps_per_epoch = batch_count(data.train.size(), options.batch_size());
+  const int64_t steps_per_epoch = batch_count(data.train->size(), options.batch_size());
   const LinearWarmupDecay schedule(LinearWarmupDecayOptions(steps_per_epoch * options.epochs())
                                        .peak_lr(options.lr())
                                        .warmup_ratio(options.warmup_ratio()));
@@ -108,15 +93,15 @@ TrainResult train_sequence_classifier(RobertaForSequenceClassificationImpl& mode
     metrics.epoch = epoch + 1;
     double loss_sum = 0;
     int64_t batches = 0;
-    for (const auto& indices : make_batches(epoch_order(data.train.size(), options.seed(), epoch), options.batch_size())) {
-      const Batch batch = data.train.collate(indices, options.padding());
+    for (const auto& indices : make_batches(epoch_order(data.train->size(), options.seed(), epoch), options.batch_size())) {
+      const Batch batch = data.train->collate(indices, options.padding());
       set_learning_rate(*optimizer, schedule.lr(result.steps));
       optimizer->zero_grad();
-      const torch::Tensor logits = model.forward(batch.input_ids, batch.attention_mask).logits;  // (B, num_labels)
-      const torch::Tensor loss = model.loss(logits, batch.labels);
+      const torch::Tensor outputs = model.forward_batch(batch);  // (B, num_labels) for classification
+      const torch::Tensor loss = model.batch_loss(outputs, batch);
       const double loss_value = loss.item<double>();
       if (!std::isfinite(loss_value)) {
-        result.status = "diverged";
+        result.status = TrainStatus::kDiverged;
         result.failure = fmt::format(
             "the training loss became {} at epoch {}, step {} (learning rate {:.3g}); lower the learning rate "
             "or enable gradient clipping (grad_clip)",
@@ -138,11 +123,12 @@ TrainResult train_sequence_classifier(RobertaForSequenceClassificationImpl& mode
     training_tokens += metrics.train_tokens;
     if (!result.ok()) break;
     metrics.train_loss = loss_sum / static_cast<double>(batches);
-    metrics.eval = evaluate_sequence_classifier(model, task, data.eval, options.eval_batch_size());
-    metrics.eval_score = selection_score(task, metrics.eval);
-    metrics.test = data.eval_is_test ? metrics.eval
-                                     : evaluate_sequence_classifier(model, task, data.test, options.eval_batch_size());
-    metrics.test_score = selection_score(task, metrics.test);
+    const Score eval = evaluate_model(model, *data.eval, options.eval_batch_size());
+    const Score test = data.eval_is_test ? eval : evaluate_model(model, *data.test, options.eval_batch_size());
+    metrics.eval = eval.metrics;
+    metrics.eval_score = eval.selection;
+    metrics.test = test.metrics;
+    metrics.test_score = test.selection;
     metrics.seconds = seconds_since(epoch_start);
     // Strictly greater: the earliest epoch wins ties, as Hugging Face's load_best_model_at_end.
     if (result.best_epoch == 0 || metrics.eval_score > result.eval_score) {

@@ -37,7 +37,7 @@ std::vector<RunConfig> fixture_runs() {
           RunConfig run;
           run.label = label;
           run.measure = "finetune";
-          run.parameters = {{"method", "lora"}, {"branches", branches}, {"density", 0.5},
+          run.config = {{"method", "lora"}, {"branches", branches}, {"density", 0.5},
                             {"task", task},     {"lr", lr},             {"seed", seed}};
           run.data_fingerprint = "fixture";
           std::string lower = task;
@@ -91,13 +91,13 @@ TEST_CASE("the golden fixture aggregates with eval-selected learning rates and f
   REQUIRE(document.cells.columns == std::vector<std::string>{"CoLA", "RTE"});
   const auto& cells = document.cells.cells;
   // LoRA on CoLA: lr 1e-4 has the better eval (61 vs 56) but the worse test score (61.5 vs 65).
-  CHECK(cells.at("LoRA").at("CoLA").selected_lr == 1e-4);
+  CHECK(cells.at("LoRA").at("CoLA").selected_lr == std::optional<double>(1e-4));
   CHECK(cells.at("LoRA").at("CoLA").mean() == Approx(61.5));
-  CHECK(cells.at("LoRA").at("RTE").selected_lr == 5e-4);
+  CHECK(cells.at("LoRA").at("RTE").selected_lr == std::optional<double>(5e-4));
   CHECK(cells.at("CapaBoost-LoRA").at("CoLA").mean() == Approx(60.5));
   // CapaBoost-LoRA on RTE at lr 5e-4: seed 43 failed, so one value and one failure.
   const auto& rte = cells.at("CapaBoost-LoRA").at("RTE");
-  CHECK(rte.selected_lr == 5e-4);
+  CHECK(rte.selected_lr == std::optional<double>(5e-4));
   CHECK(rte.values == std::vector<double>{75.0});
   CHECK(rte.failed == 1);
 }

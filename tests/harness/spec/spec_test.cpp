@@ -1,5 +1,7 @@
 #include "spec/spec.h"
 
+#include "plan/plan.h"
+
 #include "harness/fixtures.h"
 
 #include <catch2/catch.hpp>
@@ -13,7 +15,8 @@ namespace fs = std::filesystem;
 
 TEST_CASE("every bad spec fails with exactly its expected messages, all at once", "[harness][spec]") {
   // Approval style: tests/fixtures/specs/bad/X.yaml must produce the lines of X.expected (file names
-  // shown relative to the folder). A new bad case is one more pair of files.
+  // shown relative to the folder), from loading and from resolving every profile's runs. A new bad
+  // case is one more pair of files.
   int cases = 0;
   for (const auto& entry : fs::directory_iterator(testing::fixture("specs/bad"))) {
     if (entry.path().extension() != ".yaml") continue;
@@ -27,7 +30,7 @@ TEST_CASE("every bad spec fails with exactly its expected messages, all at once"
 
     std::string actual;
     try {
-      load_spec(entry.path().string());
+      load_checked_spec(entry.path().string());
     } catch (const SpecError& e) {
       for (auto d : e.diagnostics()) {
         d.file = fs::path(d.file).filename().string();
@@ -42,25 +45,19 @@ TEST_CASE("every bad spec fails with exactly its expected messages, all at once"
 TEST_CASE("a good spec loads with defaults, rows, axes and merged profiles", "[harness][spec]") {
   const Spec spec = load_spec(testing::fixture("specs/good/sweep.yaml"));
   CHECK(spec.name == "sweep");
-  CHECK(spec.measure == "rank");
+  CHECK(spec.measure == "finetune");
   REQUIRE(spec.rows.size() == 2);
   CHECK(spec.rows[1].parameters.at("branches") == 2);
-  CHECK(spec.defaults.at("targets") == nlohmann::json({"site"}));
+  CHECK(spec.defaults.at("targets") == nlohmann::json({"query"}));
   CHECK(spec.seeds == std::vector<int64_t>{1, 2, 3});
   CHECK(spec.lr_grid == std::vector<double>{0.001, 0.01});
   REQUIRE(spec.grid.size() == 1);
-  CHECK(spec.grid[0].first == "density");
+  CHECK(spec.grid[0].name == "density");
+  CHECK(spec.grid[0].mark.line == 9);
   // profiles.yaml beside the spec supplies mini; the spec's own smoke overlay is kept.
   CHECK(spec.profiles.at("mini").seeds == std::vector<int64_t>{11, 12});
   CHECK(spec.profiles.at("mini").set.at("lora_init") == "reference");
   CHECK(spec.profiles.at("smoke").set.at("rank") == 1);
   REQUIRE(spec.table.has_value());
   CHECK(spec.table->columns == "density");
-}
-
-TEST_CASE("did-you-mean suggests only close names", "[harness][spec]") {
-  CHECK(closest_match("rnak", {"rank", "alpha"}) == "rank");
-  CHECK(closest_match("bottlenek", {"bottleneck", "branches"}) == "bottleneck");
-  CHECK(closest_match("zzz", {"rank", "alpha"}).empty());
-  CHECK(did_you_mean("lroa", {"lora", "adapter"}) == " (did you mean 'lora'?)");
 }

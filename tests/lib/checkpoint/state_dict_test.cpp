@@ -121,7 +121,7 @@ TEST_CASE("state dict loading rejects a shape or kind mismatch, naming file, ten
   CHECK(model->body->weight.eq(0.5).all().item<bool>());
 }
 
-TEST_CASE("state dict leaves tuner parameters out unless asked", "[state_dict]") {
+TEST_CASE("state dict leaves out the names it is told to, such as a tuner's", "[state_dict]") {
   TempDir dir;
   Encoder model;
   attach_tuners(*model, SiteSelector{{"body"}}, [](const std::string& site, const TunableLinearImpl& layer) {
@@ -129,25 +129,25 @@ TEST_CASE("state dict leaves tuner parameters out unless asked", "[state_dict]")
                                       layer.options.out_features());
   });
   CHECK(tuner_tensor_names(*model) == std::vector<std::string>{"body.lora.A", "body.lora.B"});
-  CHECK(state_dict(*model).count("body.lora.A") == 0);
-  CHECK(state_dict(*model, /*include_tuners=*/true).count("body.lora.A") == 1);
+  CHECK(state_dict(*model, tuner_tensor_names(*model)).count("body.lora.A") == 0);
+  CHECK(state_dict(*model).count("body.lora.A") == 1);
 
   // A backbone checkpoint loads into a model that carries tuners: they are not "missing".
   Encoder plain;
   save_state_dict(*plain, dir.file("backbone.safetensors"));
-  const auto report = load_state_dict(*model, SafetensorsFile(dir.file("backbone.safetensors")));
+  const auto report = load_state_dict(*model, SafetensorsFile(dir.file("backbone.safetensors")),
+                                      StateDictLoadOptions().exclude(tuner_tensor_names(*model)));
   CHECK(report.missing.empty());
   CHECK(torch::equal(model->body->weight, plain->body->weight));
 
-  save_state_dict(*model, dir.file("with_tuners.safetensors"), /*include_tuners=*/true);
+  save_state_dict(*model, dir.file("with_tuners.safetensors"));
   CHECK(SafetensorsFile(dir.file("with_tuners.safetensors")).contains("body.lora.B"));
   Encoder other;
   attach_tuners(*other, SiteSelector{{"body"}}, [](const std::string& site, const TunableLinearImpl& layer) {
     return std::make_shared<LoraImpl>(LoraOptions(2), site, layer.options.in_features(),
                                       layer.options.out_features());
   });
-  load_state_dict(*other, SafetensorsFile(dir.file("with_tuners.safetensors")),
-                  StateDictLoadOptions().include_tuners(true));
+  load_state_dict(*other, SafetensorsFile(dir.file("with_tuners.safetensors")));
   CHECK(torch::equal(other->body->tuner()->named_parameters()["A"],
                      model->body->tuner()->named_parameters()["A"]));
 }

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "data/sha256.h"
+#include "util/sha256.h"
 #include "lib/corpus/corpus_fixtures.h"
 
 using namespace capaboost;

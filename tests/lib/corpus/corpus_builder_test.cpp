@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "data/sha256.h"
+#include "util/sha256.h"
 #include "lib/corpus/corpus_fixtures.h"
 #include "tokenizers/sentencepiece_tokenizer.h"
 

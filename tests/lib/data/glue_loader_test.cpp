@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "data/sha256.h"
+#include "util/sha256.h"
 #include "glue_test_support.h"
 
 using namespace capaboost;

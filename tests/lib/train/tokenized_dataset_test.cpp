@@ -17,22 +17,26 @@ TEST_CASE("dynamic padding pads each batch to its longest example", "[train][tok
   int64_t longest = 0;
   for (int64_t i = 0; i < 4; ++i) longest = std::max<int64_t>(longest, static_cast<int64_t>(data.ids(i).size()));
   const Batch batch = data.collate({0, 1, 2, 3});
-  CHECK(batch.input_ids.sizes() == torch::IntArrayRef({4, longest}));
-  CHECK(batch.attention_mask.sum().item<int64_t>() == batch.tokens);
+  const auto& input_ids = batch.input("input_ids");
+  const auto& attention_mask = batch.input("attention_mask");
+  CHECK(input_ids.sizes() == torch::IntArrayRef({4, longest}));
+  CHECK(attention_mask.sum().item<int64_t>() == batch.tokens);
+  CHECK(batch.examples == 4);
+  CHECK(batch.indices == std::vector<int64_t>{0, 1, 2, 3});
   for (int64_t row = 0; row < 4; ++row) {
     const auto& ids = data.ids(row);
     CHECK(ids.size() <= 64);
     CHECK(ids.front() == 0);  // <s>
     CHECK(ids.back() == 2);   // </s>
-    CHECK(batch.input_ids[row][static_cast<int64_t>(ids.size()) - 1].item<int64_t>() == 2);
+    CHECK(input_ids[row][static_cast<int64_t>(ids.size()) - 1].item<int64_t>() == 2);
     if (static_cast<int64_t>(ids.size()) < longest) {
-      CHECK(batch.input_ids[row][longest - 1].item<int64_t>() == tokenizer->pad_id());
-      CHECK(batch.attention_mask[row][longest - 1].item<int64_t>() == 0);
+      CHECK(input_ids[row][longest - 1].item<int64_t>() == tokenizer->pad_id());
+      CHECK(attention_mask[row][longest - 1].item<int64_t>() == 0);
     }
     CHECK(batch.labels[row].item<int64_t>() == splits.train[static_cast<size_t>(row)].class_id());
   }
   const Batch padded = data.collate({0, 1}, BatchPadding::kMaxLength);
-  CHECK(padded.input_ids.size(1) == 64);
+  CHECK(padded.input("input_ids").size(1) == 64);
   CHECK(padded.tokens == static_cast<int64_t>(data.ids(0).size() + data.ids(1).size()));
 }
 
@@ -60,6 +64,25 @@ TEST_CASE("regression batches carry float scores", "[train][tokenized_dataset]")
   const Batch batch = data.collate({0, 1, 2});
   CHECK(batch.labels.scalar_type() == torch::kFloat32);
   CHECK(batch.labels[2].item<float>() == Approx(splits.train[2].score()).epsilon(1e-6));
+}
+
+TEST_CASE("the GLUE scorer scores outputs against the split's own labels, in batch order", "[train][tokenized_dataset]") {
+  REQUIRE_MIRROR_AND_TOKENIZER("STS-B");
+  const auto splits = small_splits("STS-B", 8);
+  const auto data = TokenizedDataset::tokenize(splits.train, *roberta_tokenizer(), glue_task("STS-B"), 128);
+  // Predict every label exactly, in a shuffled batch order: correlation 1 only if the scorer looks the
+  // labels up by index (and in float64, as the metrics need).
+  auto scorer = data.scorer();
+  for (const auto& indices : std::vector<std::vector<int64_t>>{{5, 0, 7}, {3, 1}, {6, 2, 4}}) {
+    const Batch batch = data.collate(indices);
+    auto outputs = torch::empty({static_cast<int64_t>(indices.size()), 1}, torch::kFloat64);
+    for (size_t i = 0; i < indices.size(); ++i) outputs[static_cast<int64_t>(i)][0] = data.score_labels()[indices[i]];
+    scorer->add(outputs, batch);
+  }
+  const Score score = scorer->finish();
+  CHECK(score.metrics.at("pearson") == Approx(1.0).epsilon(1e-12));
+  CHECK(score.metrics.at("spearmanr") == Approx(1.0).epsilon(1e-12));
+  CHECK(score.selection == Approx(1.0).epsilon(1e-12));
 }
 
 TEST_CASE("unlabeled examples are refused with their line", "[train][tokenized_dataset]") {

@@ -5,6 +5,7 @@
 #include "lib/train/tiny_classifier.h"
 #include "models/roberta.h"
 #include "peft/lora.h"
+#include "peft/method_registry.h"
 #include "sites/site_registry.h"
 
 using namespace capaboost;
@@ -24,7 +25,7 @@ std::vector<std::string> trainable_names(torch::nn::Module& model) {
 
 TEST_CASE("BitFit trains every bias and the head only", "[train][trainable_selection]") {
   auto model = testing::tiny_classifier();
-  select_trainable_parameters(*model, TrainedParameters::kBiasesAndHead, {"classifier."});
+  select_trainable_parameters(*model, find_method("bitfit").trains_backbone_parameter, {"classifier."});
   for (const auto& name : trainable_names(*model)) {
     const bool bias = name.size() >= 4 && name.compare(name.size() - 4, 4, "bias") == 0;
     CHECK((bias || name.rfind("classifier.", 0) == 0));
@@ -38,7 +39,7 @@ TEST_CASE("BitFit trains every bias and the head only", "[train][trainable_selec
 
 TEST_CASE("full fine-tuning trains everything and PEFT only tuners and head", "[train][trainable_selection]") {
   auto model = testing::tiny_classifier();
-  const int64_t all = select_trainable_parameters(*model, TrainedParameters::kAll, {"classifier."});
+  const int64_t all = select_trainable_parameters(*model, find_method("full").trains_backbone_parameter, {"classifier."});
   int64_t total = 0;
   for (const auto& parameter : model->parameters()) total += parameter.numel();
   CHECK(all == total);
@@ -46,7 +47,7 @@ TEST_CASE("full fine-tuning trains everything and PEFT only tuners and head", "[
   attach_tuners(*model, SiteSelector{{"query", "value"}}, [](const std::string& site, const TunableLinearImpl& layer) -> SiteTunerPtr {
     return std::make_shared<LoraImpl>(LoraOptions(2), site, layer.options.in_features(), layer.options.out_features());
   });
-  const int64_t peft = select_trainable_parameters(*model, TrainedParameters::kTunersAndHead, {"classifier."});
+  const int64_t peft = select_trainable_parameters(*model, find_method("lora").trains_backbone_parameter, {"classifier."});
   int64_t expected = 0;
   for (const auto& item : model->named_parameters()) {
     if (item.key().find(".lora.") != std::string::npos || item.key().rfind("classifier.", 0) == 0) expected += item.value().numel();
@@ -57,6 +58,6 @@ TEST_CASE("full fine-tuning trains everything and PEFT only tuners and head", "[
 
 TEST_CASE("a selection that trains nothing is refused", "[train][trainable_selection]") {
   auto model = testing::tiny_classifier();
-  CHECK_THROWS_WITH(select_trainable_parameters(*model, TrainedParameters::kTunersAndHead, {"no_such_head."}),
+  CHECK_THROWS_WITH(select_trainable_parameters(*model, nullptr, {"no_such_head."}),
                     Contains("nothing trains"));
 }

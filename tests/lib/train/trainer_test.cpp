@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "peft/method_registry.h"
+#include "train/tokenized_dataset.h"
 #include "train/trainable_selection.h"
 #include "train_test_support.h"
 
@@ -14,25 +15,30 @@ using Catch::Contains;
 namespace {
 
 // LoRA r=4 on query/value plus the head of a tiny random encoder, trained on the first `n` examples.
+std::shared_ptr<TokenizedDataset> tokenized(const std::vector<Example>& examples, const Tokenizer& tokenizer,
+                                            const TaskInfo& task, int64_t max_length) {
+  return std::make_shared<TokenizedDataset>(TokenizedDataset::tokenize(examples, tokenizer, task, max_length));
+}
+
 TrainResult train_tiny(const std::string& task_name, int64_t n, const TrainerOptions& options,
-                       const RunParameters& method = {{"targets", {"query", "value"}}, {"rank", 4}}) {
+                       const nlohmann::json& method = {{"targets", {"query", "value"}}, {"rank", 4}}) {
   const TaskInfo& task = glue_task(task_name);
   const auto splits = small_splits(task_name, n);
   const auto tokenizer = roberta_tokenizer();
   TrainingData data;
-  data.task = &task;
-  data.train = TokenizedDataset::tokenize(splits.train, *tokenizer, task, 64);
+  data.train = tokenized(splits.train, *tokenizer, task, 64);
   // A slice of eval/test keeps the test fast; the metrics still come from real dev examples.
   const auto head = [](const std::vector<Example>& examples) {
     return std::vector<Example>(examples.begin(), examples.begin() + std::min<size_t>(64, examples.size()));
   };
-  data.eval = TokenizedDataset::tokenize(head(splits.eval), *tokenizer, task, 64);
-  data.test = TokenizedDataset::tokenize(head(splits.test), *tokenizer, task, 64);
+  data.eval = tokenized(head(splits.eval), *tokenizer, task, 64);
+  data.test = tokenized(head(splits.test), *tokenizer, task, 64);
   torch::manual_seed(options.seed());
   auto model = RobertaForSequenceClassification(tiny_encoder(task.num_labels));
-  find_method("lora").attach(*model, method);
-  select_trainable_parameters(*model, TrainedParameters::kTunersAndHead, {"classifier."});
-  return train_sequence_classifier(*model, data, options);
+  const MethodSpec& lora = find_method("lora");
+  lora.attach(*model, resolve_or_throw(lora.parameters, method, "method lora"));
+  select_trainable_parameters(*model, lora.trains_backbone_parameter, model->head_prefixes());
+  return train_model(*model, data, options);
 }
 
 }  // namespace
@@ -57,7 +63,7 @@ TEST_CASE("fine-tuning on CoLA makes the training loss fall", "[train][trainer]"
 TEST_CASE("the same seed gives identical metrics twice", "[train][trainer]") {
   REQUIRE_MIRROR_AND_TOKENIZER("RTE");
   const auto options = TrainerOptions().lr(2e-3).epochs(2).batch_size(8).seed(7).progress(false);
-  const RunParameters capaboost = {{"targets", {"query", "value"}}, {"rank", 2}, {"branches", 2}};
+  const nlohmann::json capaboost = {{"targets", {"query", "value"}}, {"rank", 2}, {"branches", 2}};
   const auto first = train_tiny("RTE", 64, options, capaboost);
   const auto second = train_tiny("RTE", 64, options, capaboost);
   REQUIRE(first.epochs.size() == 2);
@@ -85,17 +91,16 @@ TEST_CASE("a NaN loss stops the run with a diverged status", "[train][trainer]")
   const auto splits = small_splits("RTE", 32);
   const auto tokenizer = roberta_tokenizer();
   TrainingData data;
-  data.task = &task;
-  data.train = TokenizedDataset::tokenize(splits.train, *tokenizer, task, 32);
-  data.eval = data.test = TokenizedDataset::tokenize(splits.eval, *tokenizer, task, 32);
+  data.train = tokenized(splits.train, *tokenizer, task, 32);
+  data.eval = data.test = tokenized(splits.eval, *tokenizer, task, 32);
   auto model = RobertaForSequenceClassification(tiny_encoder(2));
   {
     torch::NoGradGuard no_grad;
     model->classifier->out_proj->bias.fill_(std::nan(""));
   }
-  select_trainable_parameters(*model, TrainedParameters::kAll, {"classifier."});
-  const auto result = train_sequence_classifier(*model, data, TrainerOptions().epochs(2).progress(false));
-  CHECK(result.status == "diverged");
+  select_trainable_parameters(*model, find_method("full").trains_backbone_parameter, model->head_prefixes());
+  const auto result = train_model(*model, data, TrainerOptions().epochs(2).progress(false));
+  CHECK(result.status == TrainStatus::kDiverged);
   CHECK_THAT(result.failure, Contains("epoch 1, step 1"));
   CHECK_THAT(result.failure, Contains("lower the learning rate"));
   CHECK(result.epochs.empty());

@@ -1,0 +1,46 @@
+#pragma once
+// Running the missing runs of a sweep, in this process or in parallel worker processes.
+
+#include "measures/measure_registry.h"
+#include "plan/run_config.h"
+#include "store/record_store.h"
+
+#include <string>
+#include <vector>
+
+namespace capaboost::harness {
+
+struct ExecuteOptions {
+  std::string spec_name;
+  std::string profile = "mini";
+  bool force = false;         ///< rerun runs that already have a record
+  bool retry_failed = false;  ///< rerun runs recorded as failed
+  bool dry_run = false;       ///< say what would run, run nothing
+  int jobs = 1;               ///< parallel worker processes
+  int worker = -1;            ///< this process is worker `worker` of `jobs` (set by the parent)
+  std::string self_exe;       ///< program to start workers with
+  std::vector<std::string> worker_args;  ///< arguments that make a worker run the same sweep
+  RunContext context;
+};
+
+struct ExecuteSummary {
+  int skipped = 0;
+  int succeeded = 0;
+  int failed = 0;
+};
+
+/// Whether `run` must run under `options` given what `store` holds.
+bool needs_run(const RunConfig& run, const RecordStore& store, const ExecuteOptions& options);
+
+/// Runs one run and records it (status ok, or failed with the reason); never throws for a failing
+/// measure — a failed run is a record, and the sweep goes on.
+RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOptions& options,
+                      const std::string& display_name);
+
+/// Runs every run of `runs` that needs it. With jobs > 1 (and worker < 0) starts `jobs` worker
+/// processes that split the runs by index and share the threads; killed at any point, it loses no
+/// finished run, and the next call does only what is missing.
+ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, const ExecuteOptions& options,
+                       const std::vector<std::string>& axis_names);
+
+}  // namespace capaboost::harness

@@ -1,0 +1,50 @@
+#pragma once
+// What a run computes, by name (`measure:` in a spec), as plugins: each measure declares its
+// parameters (params/parameter.h) and registers itself from its own file (util/registry.h). Every
+// measure also takes the run seed, declared once here.
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "params/parameter.h"
+#include "params/parameters.h"
+
+namespace capaboost::harness {
+
+/// Where a run finds its inputs and reports progress.
+struct RunContext {
+  std::string data_root;     ///< resolved GLUE/SQuAD data root
+  bool interactive = false;  ///< a terminal is attached (progress bars)
+};
+
+/// A run's outcome, before provenance is added. `metrics` holds the scalars that reports show;
+/// `details` anything else worth keeping (per-site ranks and spectra, per-epoch metrics, …).
+struct MeasureResult {
+  nlohmann::json metrics = nlohmann::json::object();
+  nlohmann::json details = nlohmann::json::object();
+};
+
+struct MeasureSpec {
+  std::string name;
+  std::string description;
+  /// The measure's parameters besides `seed`; definitions without an owner are owned by "measure <name>".
+  ParameterList parameters;
+  /// Runs once with a configuration resolved against run_parameters(*this).
+  std::function<MeasureResult(const Parameters& config, const RunContext& context)> run;
+};
+
+bool register_measure(MeasureSpec measure);
+const MeasureSpec& find_measure(const std::string& name);
+std::vector<std::string> measure_names();
+
+/// The run seed (`seeds:` in a spec): weights of new modules, data order, dropout, random factors.
+ParameterDef seed_parameter();
+
+/// What a run of `measure` resolves against: `seed`, then the measure's parameters (and, through
+/// their values, the method's and the task's).
+ParameterList run_parameters(const MeasureSpec& measure);
+
+}  // namespace capaboost::harness

@@ -1,0 +1,132 @@
+#include "plan/expansion.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace capaboost::harness {
+namespace {
+
+// A partial draft: some given values with their origins.
+struct Point {
+  nlohmann::json values = nlohmann::json::object();
+  std::map<std::string, ValueOrigin> origins;
+};
+
+// Cartesian product of the grid axes.
+std::vector<Point> grid_points(const Axes& grid) {
+  std::vector<Point> points{Point{}};
+  for (const auto& axis : grid) {
+    std::vector<Point> next;
+    for (const auto& point : points) {
+      for (const auto& value : axis.values) {
+        auto extended = point;
+        extended.values[axis.name] = value;
+        extended.origins[axis.name] = {axis.mark, "grid", false};
+        next.push_back(std::move(extended));
+      }
+    }
+    points = std::move(next);
+  }
+  return points;
+}
+
+// The zip axes element by element.
+std::vector<Point> zip_points(const Axes& zip) {
+  if (zip.empty()) return {Point{}};
+  std::vector<Point> points(zip.front().values.size());
+  for (const auto& axis : zip) {
+    for (size_t i = 0; i < points.size() && i < axis.values.size(); ++i) {
+      points[i].values[axis.name] = axis.values[i];
+      points[i].origins[axis.name] = {axis.mark, "zip", false};
+    }
+  }
+  return points;
+}
+
+void give(RunDraft& draft, const std::string& key, const nlohmann::json& value, ValueOrigin origin) {
+  draft.given[key] = value;
+  draft.origins[key] = std::move(origin);
+}
+
+}  // namespace
+
+std::vector<std::string> axis_names(const Spec& spec) {
+  std::vector<std::string> names;
+  for (const auto& axis : spec.grid) names.push_back(axis.name);
+  for (const auto& axis : spec.zip) names.push_back(axis.name);
+  names.push_back("lr");
+  names.push_back("seed");
+  return names;
+}
+
+std::vector<RunDraft> expand_spec(const Spec& spec, const std::string& profile) {
+  ProfileOverlay overlay;
+  if (auto it = spec.profiles.find(profile); it != spec.profiles.end()) overlay = it->second;
+  Axes grid = spec.grid;
+  for (const auto& axis : overlay.grid) {
+    auto it = std::find_if(grid.begin(), grid.end(), [&](const Axis& a) { return a.name == axis.name; });
+    if (it == grid.end()) {
+      grid.push_back(axis);
+    } else {
+      *it = axis;
+    }
+  }
+  const auto seeds = overlay.seeds.value_or(spec.seeds);
+  const SourceMark seeds_mark = overlay.seeds ? overlay.seeds_mark : spec.seeds_mark;
+  const auto lr_grid = overlay.lr_grid.value_or(spec.lr_grid);
+  const SourceMark lr_mark = overlay.lr_grid ? overlay.lr_grid_mark : spec.lr_grid_mark;
+  const Axes zip = overlay.zip.value_or(spec.zip);
+  const std::string overlay_name = fmt::format("profile '{}'", profile);
+  // An empty seed or learning-rate list is no axis: the run takes the parameter's default.
+  const std::vector<std::optional<int64_t>> seed_axis =
+      seeds.empty() ? std::vector<std::optional<int64_t>>{std::nullopt}
+                    : std::vector<std::optional<int64_t>>(seeds.begin(), seeds.end());
+  const std::vector<std::optional<double>> lr_axis =
+      lr_grid.empty() ? std::vector<std::optional<double>>{std::nullopt}
+                      : std::vector<std::optional<double>>(lr_grid.begin(), lr_grid.end());
+
+  std::vector<RunDraft> drafts;
+  for (const auto& row : spec.rows) {
+    const std::string row_name = fmt::format("row '{}'", row.label);
+    for (const auto& grid_point : grid_points(grid)) {
+      for (const auto& zip_point : zip_points(zip)) {
+        for (const auto& lr : lr_axis) {
+          for (const auto& seed : seed_axis) {
+            RunDraft draft;
+            draft.label = row.label;
+            draft.measure = spec.measure;
+            draft.row = row.where;
+            for (const auto& [key, value] : spec.defaults.items()) {
+              give(draft, key, value, {spec.default_marks.at(key), "defaults", true});
+            }
+            for (const auto& [key, value] : row.parameters.items()) give(draft, key, value, {row.marks.at(key), row_name, false});
+            for (const auto* point : {&grid_point, &zip_point}) {
+              for (const auto& [key, value] : point->values.items()) give(draft, key, value, point->origins.at(key));
+            }
+            if (lr) give(draft, "lr", *lr, {lr_mark, "lr_grid", false});
+            if (seed) give(draft, "seed", *seed, {seeds_mark, "seeds", false});
+            // The profile wins over everything: it is how a paper-scale spec is rescaled. A replaced value
+            // keeps its origin (the spec still chose the parameter); a set value is shared.
+            for (const auto& [key, pairs] : overlay.replace.items()) {
+              if (!draft.given.contains(key)) continue;
+              for (const auto& pair : pairs) {
+                if (draft.given[key] == pair[0]) {
+                  draft.given[key] = pair[1];
+                  break;
+                }
+              }
+            }
+            for (const auto& [key, value] : overlay.set.items()) {
+              give(draft, key, value, {overlay.set_marks.at(key), overlay_name + " set", true});
+            }
+            drafts.push_back(std::move(draft));
+          }
+        }
+      }
+    }
+  }
+  return drafts;
+}
+
+}  // namespace capaboost::harness

@@ -1,0 +1,51 @@
+#pragma once
+// The run record: what one run of a spec produced, as the executor writes it, the store keeps it and
+// the reports read it. One schema, one place: results/runs/<key>.json is RunRecord::to_json().
+//
+// Schema 2 (this code): key, schema_version, spec, label, name, measure, profile, status ("ok" |
+// "failed"), reason, config (every effective parameter), data_fingerprint, model_fingerprint,
+// code_version, metrics, details, wall_time_s, peak_memory_mb, finished_at, provenance.
+// Schema 1 records (no schema_version; "parameters" instead of "config", defaults not filled) still
+// load; records of a newer schema are refused with a message naming the file.
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace capaboost::harness {
+
+inline constexpr int kRunRecordSchema = 2;
+
+enum class RunStatus {
+  kOk,
+  kFailed,  ///< the measure threw (a diverged loss, a missing file, …); `reason` says why
+};
+std::string to_string(RunStatus status);
+/// Parses "ok" / "failed"; anything else is an error naming `source`.
+RunStatus parse_run_status(const std::string& text, const std::string& source);
+
+struct RunRecord {
+  std::string key;
+  int schema_version = kRunRecordSchema;
+  std::string spec, label, name, measure, profile;
+  RunStatus status = RunStatus::kFailed;
+  std::string reason;
+  nlohmann::json config = nlohmann::json::object();  ///< the resolved configuration the key hashes
+  std::string data_fingerprint, model_fingerprint, code_version;
+  nlohmann::json metrics = nlohmann::json::object();
+  nlohmann::json details = nlohmann::json::object();
+  double wall_time_s = 0;
+  double peak_memory_mb = 0;
+  std::string finished_at;
+  nlohmann::json provenance = nlohmann::json::object();
+
+  bool ok() const { return status == RunStatus::kOk; }
+
+  /// Writes the current schema.
+  nlohmann::json to_json() const;
+  /// Reads schema 1 or 2; `source` (the file) names the record in errors: a missing key or status, an
+  /// unknown status, or a schema newer than this program.
+  static RunRecord from_json(const nlohmann::json& json, const std::string& source);
+};
+
+}  // namespace capaboost::harness

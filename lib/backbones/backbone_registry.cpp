@@ -1,0 +1,85 @@
+#include "backbones/backbone_registry.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "util/registry.h"
+
+namespace capaboost {
+namespace {
+
+namespace fs = std::filesystem;
+
+Registry<BackboneSpec>& backbones() {
+  static Registry<BackboneSpec> registry("backbone");
+  return registry;
+}
+
+Registry<ArchitectureSpec>& architectures() {
+  static Registry<ArchitectureSpec> registry("checkpoint architecture (config.json model_type)");
+  return registry;
+}
+
+std::string model_type_of(const fs::path& directory) {
+  const fs::path config = directory / "config.json";
+  std::ifstream in(config);
+  TORCH_CHECK(in, "cannot read ", config.string());
+  nlohmann::json parsed;
+  try {
+    parsed = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    TORCH_CHECK(false, config.string(), " is not valid JSON (", e.what(), "); re-download the checkpoint");
+  }
+  TORCH_CHECK(parsed.contains("model_type") && parsed["model_type"].is_string(), config.string(),
+              " has no \"model_type\"; the suite loads checkpoints of: ",
+              fmt::format("{}", fmt::join(architecture_names(), ", ")));
+  return parsed["model_type"].get<std::string>();
+}
+
+}  // namespace
+
+bool register_backbone(BackboneSpec backbone) {
+  TORCH_CHECK(backbone.load, "register_backbone: backbone '", backbone.name, "' has no load function");
+  backbones().add(std::move(backbone));
+  return true;
+}
+
+bool register_architecture(ArchitectureSpec architecture) {
+  TORCH_CHECK(architecture.load, "register_architecture: '", architecture.name, "' has no load function");
+  architectures().add(std::move(architecture));
+  return true;
+}
+
+std::vector<std::string> backbone_names() { return backbones().names(); }
+
+std::vector<std::string> architecture_names() { return architectures().names(); }
+
+Backbone load_backbone(const std::string& model, const TaskHead& head, const BackboneContext& context) {
+  if (const BackboneSpec* named = backbones().find_if_present(model)) return named->load(head, context);
+  TORCH_CHECK(fs::exists(fs::path(model) / "config.json"), "unknown model '", model, "': ", check_backbone_name(model));
+  const std::string type = model_type_of(model);
+  const ArchitectureSpec* architecture = architectures().find_if_present(type);
+  TORCH_CHECK(architecture, "checkpoint ", model, " is a '", type, "' model; the suite loads checkpoints of: ",
+              fmt::format("{}", fmt::join(architecture_names(), ", ")));
+  return architecture->load(model, head);
+}
+
+std::string backbone_fingerprint(const std::string& model) {
+  const BackboneSpec* named = backbones().find_if_present(model);
+  return named && named->fingerprint ? named->fingerprint() : "";
+}
+
+std::string check_backbone_name(const std::string& model) {
+  if (backbones().find_if_present(model) || fs::exists(fs::path(model) / "config.json")) return "";
+  const auto names = backbone_names();
+  return fmt::format("not one of the named backbones ({}){} and not a directory with config.json (a Hugging "
+                     "Face-layout checkpoint)",
+                     fmt::join(names, ", "), did_you_mean(model, names));
+}
+
+}  // namespace capaboost

@@ -1,0 +1,65 @@
+#pragma once
+// The backbones a run's `model:` can name, as plugins: named backbones (`roberta-base`, `mini`, …)
+// and checkpoint architectures (a Hugging Face-layout directory is loaded by the architecture its
+// config.json's `model_type` names). A new backbone family registers its loader from its own file;
+// the trainer and the measures only see the task model it returns (models/task_model.h).
+//
+//   Backbone backbone = load_backbone("mini", TaskHead{TaskHead::Kind::kSequenceClassification, 2}, context);
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/task_model.h"
+
+namespace capaboost {
+
+/// Where backbones find their files.
+struct BackboneContext {
+  /// The resolved data root; randomly initialised RoBERTa shapes take roberta-base's tokenizer from
+  /// <root>/tokenizers/roberta-base.
+  std::string data_root;
+};
+
+/// A backbone with a fresh task head, and what turns examples into its inputs.
+struct Backbone {
+  TaskModelPtr model;
+  InputProcessor processor;
+  bool pretrained = false;
+  std::string description;  ///< for logs and run records: what was loaded from where
+};
+
+/// A named backbone.
+struct BackboneSpec {
+  std::string name;
+  std::string description;
+  /// Builds it with `head`; random weights come from the current torch seed.
+  std::function<Backbone(const TaskHead& head, const BackboneContext& context)> load;
+  /// The identity of weights the suite builds itself (its recipe), so run keys change with the recipe;
+  /// nullptr when the name identifies the weights.
+  std::function<std::string()> fingerprint = nullptr;
+};
+
+/// Loads Hugging Face-layout checkpoint directories whose config.json says `model_type: <name>`.
+struct ArchitectureSpec {
+  std::string name;  ///< the model_type ("roberta")
+  std::function<Backbone(const std::string& directory, const TaskHead& head)> load;
+};
+
+bool register_backbone(BackboneSpec backbone);
+bool register_architecture(ArchitectureSpec architecture);
+std::vector<std::string> backbone_names();
+std::vector<std::string> architecture_names();
+
+/// `model` as a named backbone, else as a checkpoint directory (by its model_type). Unknown names that
+/// are not checkpoint directories are an error listing the known names.
+Backbone load_backbone(const std::string& model, const TaskHead& head, const BackboneContext& context);
+
+/// The recipe fingerprint of a named backbone the suite builds itself; "" for every other model.
+std::string backbone_fingerprint(const std::string& model);
+
+/// "" when `model` is a registered name or a directory with config.json; otherwise what is wrong.
+std::string check_backbone_name(const std::string& model);
+
+}  // namespace capaboost

@@ -1,0 +1,21 @@
+#pragma once
+// The suite's own pre-trained encoders as backbones (pretrain/backbone_recipes.h), built on first use
+// and cached:
+//
+//   model: mini                     the offline pre-trained encoder of the `mini` recipe
+//   model: mini-random              mini's architecture and tokenizer, random weights (the baseline)
+//   model: smoke, smoke-random      the same for the seconds-long smoke recipe
+//
+// Their run-key fingerprint is the recipe's hash, so runs of an encoder built by an older recipe are
+// not reused.
+
+#include <optional>
+#include <string>
+
+namespace capaboost {
+
+/// The recipe profile (`mini`, `smoke`) a model name builds on: the name itself or its `-random`
+/// twin; nullopt for every other model.
+std::optional<std::string> offline_backbone_profile(const std::string& model);
+
+}  // namespace capaboost

@@ -1,0 +1,116 @@
+// RoBERTa as a backbone plugin: Hugging Face checkpoints of model_type "roberta", the downloaded
+// roberta-base, and randomly initialised RoBERTa shapes for baselines and tests.
+//
+//   model: roberta-base             the pre-trained checkpoint in $CAPABOOST_CHECKPOINTS/roberta-base
+//   model: roberta-base-random      RoBERTa-base's shape, random weights, roberta-base's tokenizer
+//   model: tiny-random              2 layers × 32 wide, random weights, roberta-base's tokenizer (tests)
+//   model: /path/to/checkpoint      any directory whose config.json says model_type "roberta"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "backbones/backbone_registry.h"
+#include "backbones/roberta_backbones.h"
+#include "models/roberta_pretrained.h"
+#include "tokenizers/tokenizer_loader.h"
+
+namespace capaboost {
+namespace {
+
+namespace fs = std::filesystem;
+
+RobertaForSequenceClassification roberta_classifier(RobertaOptions options, const TaskHead& head) {
+  TORCH_CHECK(head.kind == TaskHead::Kind::kSequenceClassification, "RoBERTa backbones have no ",
+              to_string(head.kind), " head yet");
+  options.num_labels(head.num_labels).label_names({});
+  return RobertaForSequenceClassification(options);
+}
+
+std::shared_ptr<Tokenizer> roberta_base_tokenizer(const BackboneContext& context) {
+  const fs::path dir = fs::path(context.data_root) / "tokenizers" / "roberta-base";
+  TORCH_CHECK(fs::exists(dir / "vocab.json") && fs::exists(dir / "merges.txt"),
+              "backbone: roberta-base's tokenizer files (vocab.json, merges.txt) are not in ", dir.string(),
+              "; set CAPABOOST_DATA_DIR (or --data-root) to a folder with tokenizers/roberta-base/");
+  return load_tokenizer(dir.string());
+}
+
+Backbone random_roberta(const RobertaOptions& shape, const std::string& what, const TaskHead& head,
+                        const BackboneContext& context) {
+  Backbone backbone;
+  backbone.processor = {roberta_base_tokenizer(context), 0};
+  auto options = shape;
+  options.vocab_size(backbone.processor.tokenizer->vocab_size());
+  auto model = roberta_classifier(options, head);
+  backbone.processor.max_length = roberta_max_length(model->options);
+  backbone.model = model.ptr();
+  backbone.description = what + ", randomly initialised, roberta-base tokenizer";
+  return backbone;
+}
+
+// Downloaded Hugging Face checkpoints live in $CAPABOOST_CHECKPOINTS/<name> (default
+// ~/.cache/capaboost/checkpoints/<name>); nothing can be downloaded at run time on an offline machine.
+fs::path checkpoint_root() {
+  if (const char* env = std::getenv("CAPABOOST_CHECKPOINTS"); env != nullptr && *env != '\0') return env;
+  const char* home = std::getenv("HOME");
+  return fs::path(home != nullptr ? home : ".") / ".cache" / "capaboost" / "checkpoints";
+}
+
+Backbone hub_checkpoint(const std::string& name, const TaskHead& head) {
+  const fs::path dir = checkpoint_root() / name;
+  TORCH_CHECK(fs::exists(dir / "config.json"), "model '", name, "' needs its pre-trained checkpoint in ", dir.string(),
+              " (config.json, model.safetensors, vocab.json, merges.txt); with internet: `huggingface-cli download ",
+              name, " config.json model.safetensors vocab.json merges.txt --local-dir ", dir.string(),
+              "`, or set CAPABOOST_CHECKPOINTS to the folder that holds it. Offline, use model: mini.");
+  return load_roberta_backbone(dir.string(), head);
+}
+
+[[maybe_unused]] const bool registered =
+    register_architecture({"roberta", load_roberta_backbone}) &&
+    register_backbone({"roberta-base", "the pre-trained roberta-base checkpoint in $CAPABOOST_CHECKPOINTS/roberta-base",
+                       [](const TaskHead& head, const BackboneContext&) { return hub_checkpoint("roberta-base", head); }}) &&
+    register_backbone({"roberta-base-random", "RoBERTa-base's shape (12×768), random weights",
+                       [](const TaskHead& head, const BackboneContext& context) {
+                         return random_roberta(RobertaOptions(), "RoBERTa-base shape (12×768)", head, context);
+                       }}) &&
+    register_backbone({"tiny-random", "a 2-layer, 32-wide RoBERTa with random weights (tests)",
+                       [](const TaskHead& head, const BackboneContext& context) {
+                         return random_roberta(RobertaOptions()
+                                                   .hidden_size(32)
+                                                   .num_hidden_layers(2)
+                                                   .num_attention_heads(4)
+                                                   .intermediate_size(64)
+                                                   .max_position_embeddings(130),
+                                               "tiny RoBERTa (2×32)", head, context);
+                       }});
+
+}  // namespace
+
+int64_t roberta_max_length(const RobertaOptions& options) {
+  // Position ids start after the padding id (models/roberta_layers.h).
+  return options.max_position_embeddings() - options.pad_token_id() - 1;
+}
+
+Backbone load_roberta_backbone(const std::string& directory, const TaskHead& head) {
+  TORCH_CHECK(head.kind == TaskHead::Kind::kSequenceClassification, "RoBERTa backbones have no ",
+              to_string(head.kind), " head yet");
+  Backbone backbone;
+  auto tokenizer = load_tokenizer(directory);  // byte-level BPE or SentencePiece, by the files present
+  auto loaded = load_roberta_for_sequence_classification(directory, head.num_labels);
+  backbone.processor = {tokenizer, roberta_max_length(loaded.model->options)};
+  backbone.model = loaded.model.ptr();
+  backbone.pretrained = true;
+  backbone.description = "checkpoint " + directory;
+  return backbone;
+}
+
+Backbone random_roberta_like(const std::string& directory, const TaskHead& head) {
+  Backbone backbone;
+  auto tokenizer = load_tokenizer(directory);
+  auto model = roberta_classifier(load_roberta_config((fs::path(directory) / kConfigFileName).string()), head);
+  backbone.processor = {tokenizer, roberta_max_length(model->options)};
+  backbone.model = model.ptr();
+  backbone.description = "architecture and tokenizer of " + directory + ", randomly initialised";
+  return backbone;
+}
+
+}  // namespace capaboost

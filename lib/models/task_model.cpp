@@ -1,0 +1,12 @@
+#include "models/task_model.h"
+
+namespace capaboost {
+
+std::string to_string(TaskHead::Kind kind) {
+  switch (kind) {
+    case TaskHead::Kind::kSequenceClassification: return "sequence classification";
+  }
+  return "?";
+}
+
+}  // namespace capaboost

@@ -1,0 +1,42 @@
+#pragma once
+// What every PEFT tuner shares, whichever extension point of a backbone it lives on: a linear site
+// (sites/site_tuner.h: LoRA, adapters) or an attention site's keys and values
+// (sites/key_value_tuner.h: prefix tuning). Parameter counting, freezing and checkpoint filtering
+// find tuners by this type, so a new kind of tuner is counted and trained without further changes.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace capaboost {
+
+/// Parameter counts of one tuner.
+struct TunerParameterCount {
+  int64_t dense = 0;  ///< trainable entries stored
+  int64_t effective =
+      0;  ///< entries that any branch can see (union of the branch masks; = dense without masks)
+};
+
+/// Analytic forward FLOPs per token that a tuner adds to its site (multiply-add = 2 FLOPs).
+struct TunerFlops {
+  double executed = 0;      ///< what this implementation computes (masked factors are multiplied densely)
+  double sparse_ideal = 0;  ///< what a kernel that skips masked-out entries would compute
+};
+
+/// A tuner: a module whose parameters train while the backbone stays frozen. It is registered as a
+/// child module of its site under `kind()`, so its parameter names extend the site's
+/// (`…attention.self.query.lora.A`).
+class TunerImpl : public torch::nn::Module {
+ public:
+  /// The tuner's short name; also the child-module name under the site ("lora", "adapter", "prefix").
+  virtual std::string kind() const = 0;
+
+  /// Trainable parameter counts, dense and effective (CapaBoost masks).
+  virtual TunerParameterCount parameter_count() const = 0;
+};
+
+using TunerPtr = std::shared_ptr<TunerImpl>;
+
+}  // namespace capaboost

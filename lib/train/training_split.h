@@ -1,0 +1,44 @@
+#pragma once
+// What the trainer needs from a task's data: batches by index, and a scorer that turns the model's
+// outputs over a split into the task's metrics. GLUE's TokenizedDataset implements it; a question-
+// answering or image task brings its own without touching the trainer.
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "data/batch.h"
+#include "metrics/metric_values.h"
+
+namespace capaboost {
+
+/// A split's metrics and the model-selection score computed from them.
+struct Score {
+  MetricValues metrics;
+  double selection = 0;  ///< higher is better; the best epoch on eval is chosen by it
+};
+
+/// Accumulates a model's outputs batch by batch and scores them at the end.
+class SplitScorer {
+ public:
+  virtual ~SplitScorer() = default;
+  /// outputs: what TaskModel::forward_batch returned for `batch`.
+  virtual void add(const torch::Tensor& outputs, const Batch& batch) = 0;
+  virtual Score finish() = 0;
+};
+
+class TrainingSplit {
+ public:
+  virtual ~TrainingSplit() = default;
+  virtual int64_t size() const = 0;
+  /// The examples at `indices` as one batch, padded as `padding` says.
+  virtual Batch collate(const std::vector<int64_t>& indices, BatchPadding padding) const = 0;
+  /// A fresh scorer for one pass over this split.
+  virtual std::unique_ptr<SplitScorer> scorer() const = 0;
+};
+
+using TrainingSplitPtr = std::shared_ptr<const TrainingSplit>;
+
+}  // namespace capaboost

@@ -1,0 +1,195 @@
+// The `capaboost run` program as a user runs it: parallel workers give the same records as one
+// process, and a sweep killed with SIGKILL leaves readable records that a rerun keeps untouched
+// while it completes the rest.
+
+#include "support/temp_dir.h"
+
+#include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+using capaboost::testing::TempDir;
+
+namespace {
+
+const std::string kBinary = CAPABOOST_BINARY;
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs the program with `args` (each single-quoted), output to `log`; returns the exit status.
+int run_capaboost(const std::vector<std::string>& args, const fs::path& log) {
+  std::string command = "'" + kBinary + "'";
+  for (const auto& arg : args) command += " '" + arg + "'";
+  const int status = std::system((command + " > '" + log.string() + "' 2>&1").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Every record file of a results folder, parsed: key → record. A file that does not parse fails.
+std::map<std::string, nlohmann::json> records(const fs::path& results) {
+  std::map<std::string, nlohmann::json> by_key;
+  for (const auto& entry : fs::directory_iterator(results / "runs")) {
+    if (entry.path().extension() != ".json") continue;
+    INFO(entry.path().string());
+    const auto record = nlohmann::json::parse(read(entry.path()));
+    REQUIRE(record.at("key") == entry.path().stem().string());
+    by_key[entry.path().stem().string()] = record;
+  }
+  return by_key;
+}
+
+// key → metrics of the successful runs.
+std::map<std::string, nlohmann::json> metrics(const fs::path& results) {
+  std::map<std::string, nlohmann::json> by_key;
+  for (const auto& [key, record] : records(results)) {
+    CHECK(record.at("status") == "ok");
+    by_key[key] = record.at("metrics");
+  }
+  return by_key;
+}
+
+// A Theorem 1 sweep of `ranks` × `seeds` written into `dir` (runs need no data).
+fs::path write_theorem1_spec(const fs::path& dir, int dim, int trials, int ranks, const std::string& seeds) {
+  std::string grid;
+  for (int r = 1; r <= ranks; ++r) grid += (r > 1 ? ", " : "") + std::to_string(r);
+  const fs::path spec = dir / "theorem1_sweep.yaml";
+  std::ofstream(spec) << "name: theorem1_sweep\n"
+                         "title: Theorem 1 sweep for process tests\n"
+                         "measure: theorem1\n"
+                         "defaults: {dim: " << dim << ", trials: " << trials << "}\n"
+                         "rows:\n  - {label: rank(X+Y)}\n"
+                         "grid:\n  rank: [" << grid << "]\n"
+                         "seeds: " << seeds << "\n";
+  return spec;
+}
+
+size_t indexed_rows(const fs::path& index) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(index.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* statement = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM runs", -1, &statement, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(statement) == SQLITE_ROW);
+  const auto count = static_cast<size_t>(sqlite3_column_int64(statement, 0));
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
+  return count;
+}
+
+size_t count_records(const fs::path& runs) {
+  size_t n = 0;
+  std::error_code ignored;
+  for (const auto& entry : fs::directory_iterator(runs, ignored)) n += entry.path().extension() == ".json";
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("run --jobs 2 records the same keys and metrics as --jobs 1", "[harness][process]") {
+  TempDir dir;
+  // Four ranks × two seeds: each worker gets runs of both seeds.
+  const auto spec = write_theorem1_spec(dir.path(), 16, 4, 4, "[42, 43]").string();
+  const auto serial = dir.path() / "serial";
+  const auto parallel = dir.path() / "parallel";
+  REQUIRE(run_capaboost({"run", spec, "--profile", "paper", "--results", serial.string(), "--jobs", "1"},
+                        dir.path() / "serial.log") == 0);
+  const int status = run_capaboost({"run", spec, "--profile", "paper", "--results", parallel.string(), "--jobs", "2"},
+                                   dir.path() / "parallel.log");
+  INFO(read(dir.path() / "parallel.log"));
+  REQUIRE(status == 0);
+  CHECK_THAT(read(dir.path() / "parallel.log"), Catch::Contains("starting 2 workers"));
+  CHECK_THAT(read(dir.path() / "parallel.log"), Catch::Contains(": 8 run, 0 failed, 0 already recorded"));
+  const auto one = metrics(serial);
+  const auto two = metrics(parallel);
+  CHECK(one.size() == 8);
+  CHECK(one == two);
+}
+
+TEST_CASE("a sweep killed with SIGKILL resumes without rewriting finished records", "[harness][process]") {
+  TempDir dir;
+  // Small runs: what takes the time is writing each record and its index row (both synced).
+  constexpr int kRuns = 40;
+  const auto spec = write_theorem1_spec(dir.path(), 16, 2, kRuns / 2, "[42, 43]");
+  const auto results = dir.path() / "results";
+  const auto runs = results / "runs";
+  const auto log = dir.path() / "killed.log";
+
+  // Everything the child needs is prepared before fork: it only redirects its output and execs.
+  std::vector<std::string> args{kBinary, "run", spec.string(), "--profile", "paper", "--results", results.string()};
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  REQUIRE(log_fd >= 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    dup2(log_fd, STDOUT_FILENO);
+    dup2(log_fd, STDERR_FILENO);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  ::close(log_fd);
+  // Kill it once a few records are on disk (and before it could finish).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (count_records(runs) < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  INFO(read(log));
+  REQUIRE(WIFSIGNALED(status));  // otherwise the sweep ended before the kill: make it bigger
+
+  // Every record left behind parses, and the index is rebuilt from exactly those records.
+  const auto before = records(results);
+  REQUIRE(before.size() >= 3);
+  REQUIRE(before.size() < kRuns);
+  std::map<std::string, std::pair<std::string, fs::file_time_type>> files;
+  for (const auto& [key, record] : before) {
+    const auto path = runs / (key + ".json");
+    files[key] = {read(path), fs::last_write_time(path)};
+  }
+  REQUIRE(run_capaboost({"reindex", "--results", results.string()}, dir.path() / "reindex.log") == 0);
+  CHECK_THAT(read(dir.path() / "reindex.log"),
+             Catch::Contains("indexed " + std::to_string(before.size()) + " run records"));
+  CHECK(indexed_rows(results / "index.sqlite") == before.size());
+
+  // The rerun does only what is missing and leaves the finished records untouched.
+  const int rerun = run_capaboost({"run", spec.string(), "--profile", "paper", "--results", results.string()},
+                              dir.path() / "rerun.log");
+  INFO(read(dir.path() / "rerun.log"));
+  REQUIRE(rerun == 0);
+  CHECK_THAT(read(dir.path() / "rerun.log"),
+             Catch::Contains(std::to_string(kRuns - before.size()) + " run, 0 failed, " +
+                             std::to_string(before.size()) + " already recorded"));
+  const auto after = records(results);
+  CHECK(after.size() == kRuns);
+  for (const auto& [key, file] : files) {
+    INFO(key);
+    const auto path = runs / (key + ".json");
+    CHECK(read(path) == file.first);
+    CHECK(fs::last_write_time(path) == file.second);
+  }
+  for (const auto& entry : fs::directory_iterator(runs)) {
+    CHECK(entry.path().extension() == ".json");  // the killed writer's temp file is gone
+  }
+  CHECK(indexed_rows(results / "index.sqlite") == static_cast<size_t>(kRuns));
+  CHECK(run_capaboost({"status", spec.string(), "--profile", "paper", "--results", results.string()},
+                  dir.path() / "status.log") == 0);
+}

@@ -1,0 +1,77 @@
+#include "plan/expansion.h"
+
+#include "harness/fixtures.h"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+using namespace capaboost::harness;
+
+TEST_CASE("expansion: rows x grid x zip x lr x seeds, profile applied last", "[harness][plan]") {
+  const Spec spec = load_spec(testing::fixture("specs/good/sweep.yaml"));
+  const auto drafts = expand_spec(spec, "paper");
+  CHECK(drafts.size() == 2 * 2 * 2 * 2 * 3);  // rows, density, zip pairs, lrs, seeds
+  const auto& first = drafts.front();
+  CHECK(first.label == "A");
+  CHECK(first.given.at("rank") == 2);
+  CHECK(first.given.at("alpha") == 1);
+  CHECK(first.given.at("lora_dropout") == 0.0);
+  CHECK(first.given.at("lr") == 0.001);
+  CHECK(first.given.at("seed") == 1);
+  // Every given value knows where the spec wrote it, and whether it is shared.
+  CHECK(first.origins.at("rank").where == "row 'A'");
+  CHECK(first.origins.at("rank").mark.line == 6);
+  CHECK_FALSE(first.origins.at("rank").shared);
+  CHECK(first.origins.at("model").where == "defaults");
+  CHECK(first.origins.at("model").shared);
+  CHECK(first.origins.at("density").where == "grid");
+  CHECK(first.origins.at("seed").where == "seeds");
+  // zip pairs values element by element: alpha 2 only ever goes with dropout 0.1.
+  for (const auto& draft : drafts) {
+    CHECK((draft.given.at("alpha") == 2) == (draft.given.at("lora_dropout") == 0.1));
+  }
+
+  const auto smoke = expand_spec(spec, "smoke");
+  CHECK(smoke.size() == 2 * 1 * 2 * 2 * 1);
+  for (const auto& draft : smoke) {
+    CHECK(draft.given.at("rank") == 1);  // the overlay wins over the rows
+    CHECK(draft.origins.at("rank").where == "profile 'smoke' set");
+    CHECK(draft.origins.at("rank").shared);
+    CHECK(draft.given.at("seed") == 7);
+    CHECK(draft.given.at("density") == 0.5);
+  }
+}
+
+TEST_CASE("a spec without seeds or lr_grid leaves seed and lr to their defaults", "[harness][plan]") {
+  Spec spec = load_spec(testing::fixture("specs/good/sweep.yaml"));
+  spec.seeds.clear();
+  spec.lr_grid.clear();
+  const auto drafts = expand_spec(spec, "paper");
+  CHECK(drafts.size() == 2 * 2 * 2);
+  for (const auto& draft : drafts) {
+    CHECK_FALSE(draft.given.contains("seed"));
+    CHECK_FALSE(draft.given.contains("lr"));
+  }
+}
+
+TEST_CASE("a profile's replace swaps one parameter value and leaves the others", "[harness][plan]") {
+  // experiments/profiles.yaml: under smoke, rows naming the mini encoder run the smoke encoder.
+  const Spec spec = load_spec(std::string(CAPABOOST_SOURCE_DIR) + "/experiments/backbone_sanity.yaml");
+  std::set<std::string> smoke_models, mini_models;
+  for (const auto& draft : expand_spec(spec, "smoke")) smoke_models.insert(draft.given.at("model"));
+  for (const auto& draft : expand_spec(spec, "mini")) mini_models.insert(draft.given.at("model"));
+  CHECK(smoke_models == std::set<std::string>{"smoke", "smoke-random"});
+  CHECK(mini_models == std::set<std::string>{"mini", "mini-random"});
+
+  // `set` still wins over `replace`; values not listed are untouched.
+  Spec copy = spec;
+  copy.profiles["smoke"].set["model"] = "tiny-random";
+  copy.profiles["smoke"].set_marks["model"] = {};
+  for (const auto& draft : expand_spec(copy, "smoke")) CHECK(draft.given.at("model") == "tiny-random");
+  copy.profiles["smoke"].set.erase("model");
+  copy.profiles["smoke"].replace = nlohmann::json::parse(R"({"model": [["mini", "smoke"]]})");
+  std::set<std::string> partly;
+  for (const auto& draft : expand_spec(copy, "smoke")) partly.insert(draft.given.at("model"));
+  CHECK(partly == std::set<std::string>{"smoke", "mini-random"});
+}

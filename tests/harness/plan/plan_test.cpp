@@ -1,0 +1,110 @@
+#include "plan/plan.h"
+
+#include "backbones/offline_backbones.h"
+#include "harness/fixtures.h"
+#include "pretrain/backbone_recipes.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <set>
+
+using namespace capaboost::harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string experiment(const std::string& name) { return std::string(CAPABOOST_SOURCE_DIR) + "/experiments/" + name; }
+
+}  // namespace
+
+TEST_CASE("every experiment spec plans under every profile", "[harness][plan]") {
+  int specs = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(CAPABOOST_SOURCE_DIR) + "/experiments")) {
+    if (entry.path().extension() != ".yaml" || entry.path().filename() == "profiles.yaml") continue;
+    INFO(entry.path().filename().string());
+    const Spec spec = load_checked_spec(entry.path().string());
+    for (const auto& profile : profile_names()) CHECK_FALSE(plan_runs(spec, profile).empty());
+    ++specs;
+  }
+  CHECK(specs >= 6);
+}
+
+TEST_CASE("planning fills every default: a run's config holds every effective value", "[harness][plan]") {
+  const Spec spec = load_checked_spec(experiment("table2_glue_roberta_base.yaml"));
+  int lora = 0, full = 0;
+  for (const auto& run : plan_runs(spec, "paper")) {
+    const auto& config = run.config;
+    if (config.at("method") == "lora") {
+      ++lora;
+      // The values the library used to pick silently are now recorded (and part of the key).
+      for (const char* name : {"mask_seed", "lora_init", "alpha", "warmup_ratio", "seed", "mask", "density", "nm",
+                               "lora_dropout", "split_seed", "protocol", "train_limit", "grad_clip"}) {
+        INFO(run.label << " lacks " << name);
+        CHECK(config.contains(name));
+      }
+      CHECK(config.at("mask_seed") == 0);
+      CHECK(config.at("lora_init") == "peft");
+      CHECK(config.at("mask") == (config.at("branches") == 1 ? "none" : "diff"));
+    }
+    if (config.at("method") == "full") {
+      ++full;
+      // Shared defaults apply where a run takes them: full fine-tuning takes no CapaBoost density.
+      CHECK_FALSE(config.contains("density"));
+      CHECK_FALSE(config.contains("rank"));
+    }
+  }
+  CHECK(lora == 2 * 8 * 9 * 3);
+  CHECK(full == 8 * 9 * 3);
+}
+
+TEST_CASE("derived defaults follow the parameters they derive from", "[harness][plan]") {
+  const Spec spec = load_checked_spec(experiment("table1_rank.yaml"));
+  std::set<std::pair<int64_t, double>> rank_alpha;
+  for (const auto& run : plan_runs(spec, "paper")) {
+    // alpha_over_rank 1.5 turns into the effective alpha of each rank.
+    CHECK(run.config.at("alpha").get<double>() == 1.5 * run.config.at("rank").get<double>());
+    rank_alpha.insert({run.config.at("rank").get<int64_t>(), run.config.at("alpha").get<double>()});
+  }
+  CHECK(rank_alpha.size() == 4);
+}
+
+TEST_CASE("seeds default to the seed parameter's default", "[harness][plan]") {
+  Spec spec = load_checked_spec(experiment("theorem1.yaml"));
+  spec.seeds.clear();
+  for (const auto& run : plan_runs(spec, "paper")) CHECK(run.config.at("seed") == 42);
+}
+
+TEST_CASE("the fingerprint functions join the key", "[harness][plan]") {
+  const Spec spec = load_checked_spec(experiment("rte_demo.yaml"));
+  const auto plain = plan_runs(spec, "mini");
+  const auto fingerprinted = plan_runs(
+      spec, "mini", [](const nlohmann::json&) { return std::string("data-hash"); },
+      [](const nlohmann::json&) { return std::string("recipe:1"); });
+  REQUIRE(plain.size() == fingerprinted.size());
+  for (size_t i = 0; i < plain.size(); ++i) {
+    CHECK(fingerprinted[i].data_fingerprint == "data-hash");
+    CHECK(fingerprinted[i].model_fingerprint == "recipe:1");
+    CHECK(fingerprinted[i].key != plain[i].key);
+  }
+}
+
+TEST_CASE("every spec's runs on the suite's own encoders fit the encoder's positions", "[harness][plan]") {
+  // The offline encoders are pre-trained on blocks of block_size tokens and have no position beyond:
+  // a spec (or profile) that asks for longer inputs would fail at run time, run after run.
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(CAPABOOST_SOURCE_DIR) + "/experiments")) {
+    if (entry.path().extension() != ".yaml" || entry.path().filename() == "profiles.yaml") continue;
+    const auto spec = load_checked_spec(entry.path().string());
+    for (const auto& profile : profile_names()) {
+      for (const auto& run : plan_runs(spec, profile)) {
+        const auto encoder = capaboost::offline_backbone_profile(run.config.value("model", std::string()));
+        if (!encoder) continue;
+        INFO(entry.path().filename().string() << " profile " << profile << " row " << run.label);
+        CHECK(run.config.at("max_length").get<int64_t>() <= capaboost::backbone_recipe(*encoder).train_blocks.block_size());
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 0);
+}
