@@ -21,6 +21,9 @@ DEB_PACKAGES := cmake g++ make pkg-config ccache git \
 
 PROFILE ?= mini
 RESULTS ?= results
+# Folders of your own self-registering variants (methods, measures, tasks, backbones) to compile into
+# the capaboost program: make build VARIANTS="$$HOME/my_variants" (README, "Your own variant").
+VARIANTS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CAPABOOST := $(BUILD_DIR)/harness/capaboost
 
@@ -54,11 +57,14 @@ corpus-sources: deps
 
 $(BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCAPABOOST_PCH=$(PCH) \
-	  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+	  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCAPABOOST_VARIANTS="$(VARIANTS)"
 
 configure: $(BUILD_DIR)/CMakeCache.txt
 
+# Reconfigures only when VARIANTS differs from what the build folder was configured with.
 build: deps configure
+	@if [ "$$(sed -n 's/^CAPABOOST_VARIANTS:STRING=//p' $(BUILD_DIR)/CMakeCache.txt)" != "$(VARIANTS)" ]; then \
+	  cmake -S . -B $(BUILD_DIR) -DCAPABOOST_VARIANTS="$(VARIANTS)"; fi
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 test: build
@@ -67,11 +73,14 @@ test: build
 # The main job: Table 1 (the suite's first reproduced table) on the default profile.
 run: reproduce-table-1
 
+# One spec per table number: two specs matching experiments/tableN_*.yaml are refused, never one picked.
 reproduce-table-%: build
-	@spec=$$(ls experiments/table$*_*.yaml 2>/dev/null | head -1); \
-	if [ -z "$$spec" ]; then echo "no spec for table $* yet (experiments/table$*_*.yaml)"; exit 2; fi; \
-	$(CAPABOOST) run $$spec --profile $(PROFILE) --results $(RESULTS) && \
-	$(CAPABOOST) report $$spec --profile $(PROFILE) --results $(RESULTS)
+	@specs=$$(ls experiments/table$*_*.yaml 2>/dev/null); count=$$(echo "$$specs" | grep -c .); \
+	if [ "$$count" = 0 ]; then echo "no spec for table $* yet (experiments/table$*_*.yaml)"; exit 2; fi; \
+	if [ "$$count" -gt 1 ]; then echo "make reproduce-table-$*: $$count specs claim table $*:" $$specs \
+	  "- keep one experiments/table$*_*.yaml (merge them, or rename the others)"; exit 2; fi; \
+	$(CAPABOOST) run $$specs --profile $(PROFILE) --results $(RESULTS) && \
+	$(CAPABOOST) report $$specs --profile $(PROFILE) --results $(RESULTS)
 
 FIGURE_SPECS := $(shell grep -l '^  figure:' experiments/*.yaml 2>/dev/null)
 figures: build

@@ -193,3 +193,24 @@ TEST_CASE("a sweep killed with SIGKILL resumes without rewriting finished record
   CHECK(run_capaboost({"status", spec.string(), "--profile", "paper", "--results", results.string()},
                   dir.path() / "status.log") == 0);
 }
+
+TEST_CASE("records of older code load, are counted by status and are never reused", "[harness][process]") {
+  TempDir dir;
+  const auto spec = write_theorem1_spec(dir.path(), 8, 2, 1, "[42]");
+  const auto results = dir.path() / "results";
+  fs::create_directories(results / "runs");
+  // A schema-1 record of this spec, as code version 1 wrote it (parameters without defaults).
+  std::ofstream(results / "runs" / "0123abcd.json")
+      << R"json({"key": "0123abcd", "spec": "theorem1_sweep", "profile": "paper", "status": "ok", "label": "rank(X+Y)",
+             "parameters": {"dim": 8, "trials": 2, "rank": 1, "seed": 42}, "code_version": "capaboost-bench/1",
+             "metrics": {"rank_mean": 2.0}})json";
+  CHECK(run_capaboost({"status", spec.string(), "--profile", "paper", "--results", results.string()},
+                      dir.path() / "status.log") == 4);  // the current run is missing
+  CHECK_THAT(read(dir.path() / "status.log"),
+             Catch::Contains("0 ok, 0 failed, 1 missing") &&
+                 Catch::Contains("1 record(s) of this spec and profile from capaboost-bench/1 have keys no current run has"));
+  REQUIRE(run_capaboost({"run", spec.string(), "--profile", "paper", "--results", results.string()},
+                        dir.path() / "run.log") == 0);
+  CHECK_THAT(read(dir.path() / "run.log"), Catch::Contains("1 run, 0 failed, 0 already recorded"));
+  CHECK(indexed_rows(results / "index.sqlite") == 2);  // both records are indexed
+}
