@@ -21,11 +21,12 @@ std::string range_text(const ParameterDef& def) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// "    rank (int, default 8; >= 1, <= 4096): LoRA rank r [method lora]"
 void print_parameters(const ParameterList& parameters) {
   for (const auto& def : parameters) {
     const std::string range = range_text(def);
-    fmt::print("      {:<16} {:<7} default {:<24} {}{}{}\n", def.name, to_string(def.type), def.default_text(), def.doc,
-               range.empty() ? "" : " [" + range + "]", def.owner.empty() ? "" : "  (" + def.owner + ")");
+    fmt::print("    {} ({}, default {}{}): {}{}\n", def.name, to_string(def.type), def.default_text(),
+               range.empty() ? "" : "; " + range, def.doc, def.owner.empty() ? "" : " [" + def.owner + "]");
   }
 }
 
@@ -43,7 +44,7 @@ Command methods_command(CLI::App& app) {
   return listing(app, "methods", "List the PEFT methods specs may name, with their parameters and defaults", [] {
     for (const auto& name : method_names()) {
       const MethodSpec& method = find_method(name);
-      fmt::print("{:<12} {} (trains: {})\n", name, method.description, method.trains);
+      fmt::print("{}: {} (trains: {})\n", name, method.description, method.trains);
       print_parameters(method.parameters);
     }
   });
@@ -53,7 +54,7 @@ Command measures_command(CLI::App& app) {
   return listing(app, "measures", "List the measures specs may name, with their parameters and defaults", [] {
     for (const auto& name : measure_names()) {
       const MeasureSpec& measure = find_measure(name);
-      fmt::print("{:<12} {}\n", name, measure.description);
+      fmt::print("{}: {}\n", name, measure.description);
       print_parameters(run_parameters(measure));
     }
   });
@@ -63,7 +64,7 @@ Command tasks_command(CLI::App& app) {
   return listing(app, "tasks", "List the tasks specs may name, with their parameters and defaults", [] {
     for (const auto& name : task_names()) {
       const TaskSpec& task = find_task(name);
-      fmt::print("{:<12} {} (data: <data root>/{})\n", name, task.description, task.data_folder);
+      fmt::print("{}: {} (data: <data root>/{})\n", name, task.description, task.data_folder);
       print_parameters(task.parameters);
     }
   });

@@ -37,6 +37,10 @@ std::string to_string(EvalProtocol protocol) {
   return protocol == EvalProtocol::kProPETL ? "propetl" : "adalora";
 }
 
+std::vector<std::string> eval_protocol_names() {
+  return {to_string(EvalProtocol::kProPETL), to_string(EvalProtocol::kAdaLoRA)};
+}
+
 Splits make_glue_splits(const TaskInfo& task, const DataRoot& root, const SplitOptions& options) {
   TORCH_CHECK(options.held_out_eval() > 0, "SplitOptions.held_out_eval must be positive, got ",
               options.held_out_eval());

@@ -34,6 +34,8 @@ enum class EvalProtocol {
 /// Parses "propetl" or "adalora" (errors name the valid choices).
 EvalProtocol parse_eval_protocol(const std::string& name);
 std::string to_string(EvalProtocol protocol);
+/// "propetl", "adalora": what a spec's `protocol:` may say.
+std::vector<std::string> eval_protocol_names();
 
 struct SplitOptions {
   TORCH_ARG(EvalProtocol, protocol) = EvalProtocol::kProPETL;

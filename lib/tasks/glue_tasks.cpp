@@ -10,10 +10,6 @@
 namespace capaboost {
 namespace {
 
-std::vector<std::string> protocol_names() {
-  return {to_string(EvalProtocol::kProPETL), to_string(EvalProtocol::kAdaLoRA)};
-}
-
 // Shared by every GLUE task; the split defaults are SplitOptions' (the reference's seed 42).
 ParameterList glue_parameters() {
   const SplitOptions split;
@@ -21,7 +17,7 @@ ParameterList glue_parameters() {
       {
           ParameterDef::text("protocol", "evaluation split protocol (data/eval_protocol.h)")
               .defaults_to(to_string(split.protocol()))
-              .one_of(protocol_names),
+              .one_of(eval_protocol_names),
           ParameterDef::integer("split_seed", "seed of the split permutation (the reference: 42 for every run seed)")
               .defaults_to(split.seed())
               .at_least(0),
