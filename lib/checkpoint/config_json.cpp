@@ -76,4 +76,56 @@ void save_config_json(const std::string& path, const nlohmann::json& json) {
   write_file_atomically(path, json.dump(2) + "\n");
 }
 
+// id2label is a JSON object {"0": name, "1": name, …}; every id from 0 to n-1 must be there.
+std::vector<std::string> parse_id2label(const ConfigJson& config) {
+  const auto& map = config.json()["id2label"];
+  TORCH_CHECK(map.is_object() && !map.empty(), config.path(),
+              ": field 'id2label' must be a non-empty object {\"0\": name, …}, got ", map.dump());
+  std::vector<std::string> names(map.size());
+  for (const auto& [key, value] : map.items()) {
+    size_t used = 0;
+    int64_t id = -1;
+    try {
+      id = std::stoll(key, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    TORCH_CHECK(used == key.size() && id >= 0 && id < static_cast<int64_t>(names.size()), config.path(),
+                ": field 'id2label' has key '", key, "'; keys must be the ids 0..", names.size() - 1);
+    TORCH_CHECK(value.is_string(), config.path(), ": field 'id2label' maps ", key, " to ", value.dump(),
+                "; names must be strings");
+    names[id] = value.get<std::string>();
+  }
+  return names;
+}
+
+void write_labels(nlohmann::json& json, int64_t num_labels, const std::vector<std::string>& names) {
+  nlohmann::json id2label = nlohmann::json::object();
+  nlohmann::json label2id = nlohmann::json::object();
+  for (int64_t i = 0; i < num_labels; ++i) {
+    const auto name = names.empty() ? "LABEL_" + std::to_string(i) : names.at(static_cast<size_t>(i));
+    id2label[std::to_string(i)] = name;
+    label2id[name] = i;
+  }
+  json["id2label"] = id2label;
+  json["label2id"] = label2id;
+}
+
+ConfigLabels parse_labels(const ConfigJson& config) {
+  ConfigLabels labels;
+  if (!config.has("id2label")) {
+    labels.num_labels = config.optional<int64_t>("num_labels", 2);
+    return labels;
+  }
+  labels.names = parse_id2label(config);
+  labels.num_labels = static_cast<int64_t>(labels.names.size());
+  if (config.has("num_labels")) {
+    const auto num_labels = config.required<int64_t>("num_labels");
+    TORCH_CHECK(num_labels == labels.num_labels, config.path(), ": field 'num_labels' is ", num_labels,
+                " but 'id2label' names ", labels.num_labels, " labels");
+  }
+  return labels;
+}
+
+
 }  // namespace capaboost

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace capaboost {
 
@@ -43,6 +44,21 @@ template <>
 bool ConfigJson::required<bool>(const std::string& field) const;
 template <>
 std::string ConfigJson::required<std::string>(const std::string& field) const;
+
+/// The label names of `id2label` ({"0": name, "1": name, …}) in id order; every id from 0 to n-1 must
+/// be there. Throws naming the file on any other shape.
+std::vector<std::string> parse_id2label(const ConfigJson& config);
+
+/// A classifier's labels as transformers reads them.
+struct ConfigLabels {
+  int64_t num_labels = 2;
+  std::vector<std::string> names;  ///< empty: "LABEL_<i>"
+};
+/// From id2label when present (num_labels, when also given, must agree), else num_labels (default 2).
+ConfigLabels parse_labels(const ConfigJson& config);
+
+/// Sets "id2label" and "label2id" in `json` as transformers writes them ("LABEL_<i>" for unnamed labels).
+void write_labels(nlohmann::json& json, int64_t num_labels, const std::vector<std::string>& names);
 
 /// Writes `json` to `path` atomically, indented by 2 as Hugging Face's save_pretrained does.
 void save_config_json(const std::string& path, const nlohmann::json& json);

@@ -6,7 +6,8 @@ Activation parse_activation(const std::string& name) {
   if (name == "gelu") return Activation::kGelu;
   if (name == "gelu_new") return Activation::kGeluNew;
   if (name == "relu") return Activation::kRelu;
-  TORCH_CHECK(false, "unsupported activation '", name, "'; choose gelu, gelu_new or relu");
+  if (name == "tanh") return Activation::kTanh;
+  TORCH_CHECK(false, "unsupported activation '", name, "'; choose gelu, gelu_new, relu or tanh");
 }
 
 std::string to_string(Activation activation) {
@@ -17,6 +18,8 @@ std::string to_string(Activation activation) {
       return "gelu_new";
     case Activation::kRelu:
       return "relu";
+    case Activation::kTanh:
+      return "tanh";
   }
   TORCH_CHECK(false, "unknown Activation value ", static_cast<int>(activation));
 }
@@ -30,6 +33,8 @@ torch::Tensor activate(Activation activation, const torch::Tensor& x) {
       return torch::gelu(x, "tanh");
     case Activation::kRelu:
       return torch::relu(x);
+    case Activation::kTanh:
+      return torch::tanh(x);
   }
   TORCH_CHECK(false, "unknown Activation value ", static_cast<int>(activation));
 }

@@ -11,6 +11,7 @@ enum class Activation {
   kGelu,     ///< "gelu": exact GELU, x·Φ(x) with the erf (transformers' GELUActivation)
   kGeluNew,  ///< "gelu_new": the tanh approximation (transformers' NewGELUActivation, GPT-2's)
   kRelu,     ///< "relu"
+  kTanh,     ///< "tanh" (DeBERTa-v2's convolution layer, conv_act)
 };
 
 /// Parses a `hidden_act` value; throws listing the supported names.

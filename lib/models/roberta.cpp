@@ -35,7 +35,7 @@ RobertaModelImpl::RobertaModelImpl(const RobertaOptions& options_, bool add_pool
   embeddings = register_module("embeddings", RobertaEmbeddings(options));
   encoder = register_module("encoder", RobertaEncoder(options));
   if (add_pooling_layer) pooler = register_module("pooler", RobertaPooler(options));
-  init_roberta_weights(*this, options.initializer_range());
+  init_transformer_weights(*this, options.initializer_range());
 }
 
 RobertaModelOutput RobertaModelImpl::forward(const torch::Tensor& input_ids,
@@ -75,7 +75,7 @@ RobertaForSequenceClassificationImpl::RobertaForSequenceClassificationImpl(const
     : options(options_) {
   roberta = register_module("roberta", RobertaModel(options, /*add_pooling_layer=*/false));
   classifier = register_module("classifier", RobertaClassificationHead(options));
-  init_roberta_weights(*classifier, options.initializer_range());
+  init_transformer_weights(*classifier, options.initializer_range());
 }
 
 SequenceClassifierOutput RobertaForSequenceClassificationImpl::forward(const torch::Tensor& input_ids,

@@ -3,32 +3,6 @@
 #include "checkpoint/config_json.h"
 
 namespace capaboost {
-namespace {
-
-// id2label is a JSON object {"0": name, "1": name, …}; every id from 0 to n-1 must be there.
-std::vector<std::string> parse_id2label(const ConfigJson& config) {
-  const auto& map = config.json()["id2label"];
-  TORCH_CHECK(map.is_object() && !map.empty(), config.path(),
-              ": field 'id2label' must be a non-empty object {\"0\": name, …}, got ", map.dump());
-  std::vector<std::string> names(map.size());
-  for (const auto& [key, value] : map.items()) {
-    size_t used = 0;
-    int64_t id = -1;
-    try {
-      id = std::stoll(key, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    TORCH_CHECK(used == key.size() && id >= 0 && id < static_cast<int64_t>(names.size()), config.path(),
-                ": field 'id2label' has key '", key, "'; keys must be the ids 0..", names.size() - 1);
-    TORCH_CHECK(value.is_string(), config.path(), ": field 'id2label' maps ", key, " to ", value.dump(),
-                "; names must be strings");
-    names[id] = value.get<std::string>();
-  }
-  return names;
-}
-
-}  // namespace
 
 void RobertaOptions::validate(const std::string& source) const {
   const auto positive = [&](int64_t value, const char* field) {
@@ -96,17 +70,8 @@ RobertaOptions load_roberta_config(const std::string& path) {
   if (config.has("classifier_dropout"))
     options.classifier_dropout(config.required<double>("classifier_dropout"));
 
-  if (config.has("id2label")) {
-    options.label_names(parse_id2label(config));
-    options.num_labels(static_cast<int64_t>(options.label_names().size()));
-    if (config.has("num_labels")) {
-      const auto num_labels = config.required<int64_t>("num_labels");
-      TORCH_CHECK(num_labels == options.num_labels(), path, ": field 'num_labels' is ", num_labels,
-                  " but 'id2label' names ", options.num_labels(), " labels");
-    }
-  } else {
-    options.num_labels(config.optional<int64_t>("num_labels", 2));
-  }
+  const ConfigLabels labels = parse_labels(config);
+  options.num_labels(labels.num_labels).label_names(labels.names);
   if (config.has("problem_type")) {
     try {
       options.problem_type(parse_problem_type(config.required<std::string>("problem_type")));
@@ -119,13 +84,6 @@ RobertaOptions load_roberta_config(const std::string& path) {
 }
 
 nlohmann::json roberta_config_json(const RobertaOptions& options, const std::string& architecture) {
-  nlohmann::json id2label = nlohmann::json::object();
-  nlohmann::json label2id = nlohmann::json::object();
-  for (int64_t i = 0; i < options.num_labels(); ++i) {
-    const auto name = options.label_names().empty() ? "LABEL_" + std::to_string(i) : options.label_names()[i];
-    id2label[std::to_string(i)] = name;
-    label2id[name] = i;
-  }
   nlohmann::json json = {
       {"architectures", nlohmann::json::array({architecture})},
       {"attention_probs_dropout_prob", options.attention_probs_dropout_prob()},
@@ -135,10 +93,8 @@ nlohmann::json roberta_config_json(const RobertaOptions& options, const std::str
       {"hidden_act", to_string(options.hidden_act())},
       {"hidden_dropout_prob", options.hidden_dropout_prob()},
       {"hidden_size", options.hidden_size()},
-      {"id2label", id2label},
       {"initializer_range", options.initializer_range()},
       {"intermediate_size", options.intermediate_size()},
-      {"label2id", label2id},
       {"layer_norm_eps", options.layer_norm_eps()},
       {"max_position_embeddings", options.max_position_embeddings()},
       {"model_type", "roberta"},
@@ -151,6 +107,7 @@ nlohmann::json roberta_config_json(const RobertaOptions& options, const std::str
       {"use_cache", true},
       {"vocab_size", options.vocab_size()},
   };
+  write_labels(json, options.num_labels(), options.label_names());
   if (options.classifier_dropout()) json["classifier_dropout"] = *options.classifier_dropout();
   if (options.problem_type()) json["problem_type"] = to_string(*options.problem_type());
   return json;

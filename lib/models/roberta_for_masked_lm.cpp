@@ -25,7 +25,7 @@ RobertaForMaskedLMImpl::RobertaForMaskedLMImpl(const RobertaOptions& options_) :
   roberta = register_module("roberta", RobertaModel(options, /*add_pooling_layer=*/false));
   lm_head = register_module("lm_head", RobertaLMHead(options, roberta->embeddings->word_embeddings));
   // The encoder initialised itself; the head's dense and layer_norm get the same recipe, bias stays 0.
-  init_roberta_weights(*lm_head, options.initializer_range());
+  init_transformer_weights(*lm_head, options.initializer_range());
 }
 
 MaskedLMOutput RobertaForMaskedLMImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& labels,

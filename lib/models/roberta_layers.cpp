@@ -7,6 +7,15 @@
 #include "models/batched_matmul.h"
 
 namespace capaboost {
+namespace {
+
+ResidualOutputOptions residual_output_options(int64_t in_features, const RobertaOptions& options) {
+  return ResidualOutputOptions(in_features, options.hidden_size())
+      .layer_norm_eps(options.layer_norm_eps())
+      .dropout(options.hidden_dropout_prob());
+}
+
+}  // namespace
 
 torch::Tensor roberta_position_ids(const torch::Tensor& input_ids, int64_t pad_token_id) {
   // transformers' create_position_ids_from_input_ids: cumsum(mask) * mask + padding_idx.
@@ -95,21 +104,9 @@ std::pair<torch::Tensor, torch::Tensor> RobertaSelfAttentionImpl::forward(const 
           probs};  // (B, Tq, C)
 }
 
-RobertaResidualOutputImpl::RobertaResidualOutputImpl(int64_t in_features, const RobertaOptions& options) {
-  const int64_t hidden = options.hidden_size();
-  dense = register_module("dense", TunableLinear(in_features, hidden));
-  layer_norm = register_module(
-      "LayerNorm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden}).eps(options.layer_norm_eps())));
-  dropout = register_module("dropout", ParallelDropout(options.hidden_dropout_prob()));
-}
-
-torch::Tensor RobertaResidualOutputImpl::forward(const torch::Tensor& x, const torch::Tensor& residual) {
-  return layer_norm->forward(dropout->forward(dense->forward(x)) + residual);
-}
-
 RobertaAttentionImpl::RobertaAttentionImpl(const RobertaOptions& options) {
   self_attention = register_module("self", RobertaSelfAttention(options));
-  output = register_module("output", RobertaResidualOutput(options.hidden_size(), options));
+  output = register_module("output", ResidualOutput(residual_output_options(options.hidden_size(), options)));
 }
 
 std::pair<torch::Tensor, torch::Tensor> RobertaAttentionImpl::forward(const torch::Tensor& hidden,
@@ -120,19 +117,11 @@ std::pair<torch::Tensor, torch::Tensor> RobertaAttentionImpl::forward(const torc
   return {output->forward(context, residual), probs};
 }
 
-RobertaIntermediateImpl::RobertaIntermediateImpl(const RobertaOptions& options)
-    : activation(options.hidden_act()) {
-  dense = register_module("dense", TunableLinear(options.hidden_size(), options.intermediate_size()));
-}
-
-torch::Tensor RobertaIntermediateImpl::forward(const torch::Tensor& x) {
-  return activate(activation, dense->forward(x));
-}
-
 RobertaLayerImpl::RobertaLayerImpl(const RobertaOptions& options) {
   attention = register_module("attention", RobertaAttention(options));
-  intermediate = register_module("intermediate", RobertaIntermediate(options));
-  output = register_module("output", RobertaResidualOutput(options.intermediate_size(), options));
+  intermediate = register_module(
+      "intermediate", Intermediate(options.hidden_size(), options.intermediate_size(), options.hidden_act()));
+  output = register_module("output", ResidualOutput(residual_output_options(options.intermediate_size(), options)));
 }
 
 std::pair<torch::Tensor, torch::Tensor> RobertaLayerImpl::forward(const torch::Tensor& hidden,
@@ -165,24 +154,6 @@ RobertaEncoderOutput RobertaEncoderImpl::forward(const torch::Tensor& hidden, co
   }
   out.last_hidden_state = h;
   return out;
-}
-
-void init_roberta_weights(torch::nn::Module& module, double initializer_range) {
-  torch::NoGradGuard no_grad;
-  // include_self=false: constructors call this before the module is owned by a shared_ptr.
-  for (const auto& item : module.named_modules("", /*include_self=*/false)) {
-    auto* child = item.value().get();
-    if (auto* linear = dynamic_cast<TunableLinearImpl*>(child)) {
-      linear->weight.normal_(0.0, initializer_range);
-      if (linear->bias.defined()) linear->bias.zero_();
-    } else if (auto* embedding = dynamic_cast<torch::nn::EmbeddingImpl*>(child)) {
-      embedding->weight.normal_(0.0, initializer_range);
-      if (auto pad = embedding->options.padding_idx()) embedding->weight[*pad].zero_();
-    } else if (auto* norm = dynamic_cast<torch::nn::LayerNormImpl*>(child)) {
-      norm->weight.fill_(1.0);
-      norm->bias.zero_();
-    }
-  }
 }
 
 }  // namespace capaboost

@@ -10,6 +10,7 @@
 
 #include "models/parallel_dropout.h"
 #include "models/roberta_config.h"
+#include "models/transformer_blocks.h"
 #include "sites/attention_site.h"
 #include "sites/tunable_linear.h"
 
@@ -58,19 +59,6 @@ class RobertaSelfAttentionImpl : public AttentionSiteImpl {
 };
 TORCH_MODULE(RobertaSelfAttention);
 
-/// dense → dropout → LayerNorm(· + residual): the output of a sub-block (attention or feed-forward).
-class RobertaResidualOutputImpl : public torch::nn::Module {
- public:
-  RobertaResidualOutputImpl(int64_t in_features, const RobertaOptions& options);
-  /// x: (B, T, in); residual: (B, T, C) → (B, T, C).
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& residual);
-
-  TunableLinear dense{nullptr};
-  torch::nn::LayerNorm layer_norm{nullptr};  // "LayerNorm"
-  ParallelDropout dropout{nullptr};
-};
-TORCH_MODULE(RobertaResidualOutput);
-
 /// Self-attention ("self") and its output projection ("output").
 class RobertaAttentionImpl : public torch::nn::Module {
  public:
@@ -80,21 +68,9 @@ class RobertaAttentionImpl : public torch::nn::Module {
                                                   bool first_token_only = false);
 
   RobertaSelfAttention self_attention{nullptr};  // "self"
-  RobertaResidualOutput output{nullptr};
+  ResidualOutput output{nullptr};
 };
 TORCH_MODULE(RobertaAttention);
-
-/// The first half of the feed-forward block: dense → activation.
-class RobertaIntermediateImpl : public torch::nn::Module {
- public:
-  explicit RobertaIntermediateImpl(const RobertaOptions& options);
-  /// x: (B, T, C) → (B, T, intermediate_size).
-  torch::Tensor forward(const torch::Tensor& x);
-
-  Activation activation;
-  TunableLinear dense{nullptr};
-};
-TORCH_MODULE(RobertaIntermediate);
 
 /// One post-LayerNorm transformer block: attention, then the feed-forward block.
 class RobertaLayerImpl : public torch::nn::Module {
@@ -105,8 +81,8 @@ class RobertaLayerImpl : public torch::nn::Module {
                                                   bool first_token_only = false);
 
   RobertaAttention attention{nullptr};
-  RobertaIntermediate intermediate{nullptr};
-  RobertaResidualOutput output{nullptr};
+  Intermediate intermediate{nullptr};
+  ResidualOutput output{nullptr};
 };
 TORCH_MODULE(RobertaLayer);
 
@@ -131,11 +107,5 @@ class RobertaEncoderImpl : public torch::nn::Module {
   torch::nn::ModuleList layer{nullptr};
 };
 TORCH_MODULE(RobertaEncoder);
-
-/// Re-draws every parameter below `module` the way transformers' RobertaPreTrainedModel._init_weights
-/// does: linear and embedding weights N(0, initializer_range²), biases 0, the padding row of embeddings
-/// with a padding index 0, LayerNorm weight 1 and bias 0. The model constructors call it before any
-/// tuner is attached.
-void init_roberta_weights(torch::nn::Module& module, double initializer_range);
 
 }  // namespace capaboost

@@ -4,25 +4,8 @@
 
 #include "checkpoint/config_json.h"
 #include "checkpoint/safetensors.h"
-#include "sites/site_registry.h"
 
 namespace capaboost {
-namespace {
-
-std::string file_in(const std::string& dir, const char* name) {
-  return (std::filesystem::path(dir) / name).string();
-}
-
-void save_directory(torch::nn::Module& model, const nlohmann::json& config, const std::string& dir,
-                    bool include_tuners) {
-  std::filesystem::create_directories(dir);
-  // Weights first: a directory whose config.json is new always has matching weights beside it.
-  save_state_dict(model, file_in(dir, kWeightsFileName),
-                  include_tuners ? std::vector<std::string>{} : tuner_tensor_names(model));
-  save_config_json(file_in(dir, kConfigFileName), config);
-}
-
-}  // namespace
 
 StateDictLoadOptions roberta_load_options(bool head_missing_ok) {
   auto options = StateDictLoadOptions()
@@ -35,19 +18,19 @@ StateDictLoadOptions roberta_load_options(bool head_missing_ok) {
 
 Pretrained<RobertaForSequenceClassification> load_roberta_for_sequence_classification(
     const std::string& dir, std::optional<int64_t> num_labels) {
-  auto options = load_roberta_config(file_in(dir, kConfigFileName));
+  auto options = load_roberta_config(config_file(dir));
   if (num_labels && *num_labels != options.num_labels()) {
     options.num_labels(*num_labels).label_names({});
   }
   RobertaForSequenceClassification model(options);
-  SafetensorsFile weights(file_in(dir, kWeightsFileName));
+  SafetensorsFile weights = open_weights(dir);
   auto report = load_state_dict(*model, weights, roberta_load_options(/*head_missing_ok=*/true));
   return {model, std::move(report)};
 }
 
 Pretrained<RobertaForMaskedLM> load_roberta_for_masked_lm(const std::string& dir) {
-  RobertaForMaskedLM model(load_roberta_config(file_in(dir, kConfigFileName)));
-  SafetensorsFile weights(file_in(dir, kWeightsFileName));
+  RobertaForMaskedLM model(load_roberta_config(config_file(dir)));
+  SafetensorsFile weights = open_weights(dir);
   auto options = StateDictLoadOptions()
                      .base_prefix("roberta.")
                      .ignore({R"((.+\.)?embeddings\.(position_ids|token_type_ids))",
@@ -58,8 +41,8 @@ Pretrained<RobertaForMaskedLM> load_roberta_for_masked_lm(const std::string& dir
 }
 
 Pretrained<RobertaModel> load_roberta_model(const std::string& dir, bool add_pooling_layer) {
-  RobertaModel model(load_roberta_config(file_in(dir, kConfigFileName)), add_pooling_layer);
-  SafetensorsFile weights(file_in(dir, kWeightsFileName));
+  RobertaModel model(load_roberta_config(config_file(dir)), add_pooling_layer);
+  SafetensorsFile weights = open_weights(dir);
   auto options = roberta_load_options(/*head_missing_ok=*/false);
   // A checkpoint saved without a pooler (e.g. by a classifier) leaves a requested pooler fresh.
   if (add_pooling_layer) options.allow_missing({R"(pooler\..*)"});
@@ -69,16 +52,16 @@ Pretrained<RobertaModel> load_roberta_model(const std::string& dir, bool add_poo
 
 void save_pretrained(RobertaForSequenceClassificationImpl& model, const std::string& dir,
                      bool include_tuners) {
-  save_directory(model, roberta_config_json(model.options, "RobertaForSequenceClassification"), dir,
+  save_model_directory(model, roberta_config_json(model.options, "RobertaForSequenceClassification"), dir,
                  include_tuners);
 }
 
 void save_pretrained(RobertaModelImpl& model, const std::string& dir, bool include_tuners) {
-  save_directory(model, roberta_config_json(model.options, "RobertaModel"), dir, include_tuners);
+  save_model_directory(model, roberta_config_json(model.options, "RobertaModel"), dir, include_tuners);
 }
 
 void save_pretrained(RobertaForMaskedLMImpl& model, const std::string& dir, bool include_tuners) {
-  save_directory(model, roberta_config_json(model.options, "RobertaForMaskedLM"), dir, include_tuners);
+  save_model_directory(model, roberta_config_json(model.options, "RobertaForMaskedLM"), dir, include_tuners);
 }
 
 }  // namespace capaboost

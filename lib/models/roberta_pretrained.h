@@ -11,14 +11,11 @@
 #include <string>
 
 #include "checkpoint/state_dict.h"
+#include "models/pretrained_directory.h"
 #include "models/roberta.h"
 #include "models/roberta_for_masked_lm.h"
 
 namespace capaboost {
-
-/// File names inside a Hugging Face model directory.
-inline constexpr const char* kConfigFileName = "config.json";
-inline constexpr const char* kWeightsFileName = "model.safetensors";
 
 /// How checkpoint names map onto RoBERTa modules, as transformers' from_pretrained does it: the
 /// `roberta.` base prefix is added or removed as needed; the int64 `embeddings.position_ids` buffer that
@@ -28,13 +25,6 @@ inline constexpr const char* kWeightsFileName = "model.safetensors";
 /// classification head the model lacks are accepted and listed as unexpected. Anything else that is
 /// missing or unexpected is an error.
 StateDictLoadOptions roberta_load_options(bool head_missing_ok);
-
-/// A model built from a checkpoint, with what was matched.
-template <typename Model>
-struct Pretrained {
-  Model model;
-  LoadReport report;
-};
 
 /// RobertaForSequenceClassification from `dir`. `num_labels` overrides the config (a new head for a
 /// new task; label names reset to LABEL_<i> when the count changes).

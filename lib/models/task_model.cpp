@@ -5,6 +5,7 @@ namespace capaboost {
 std::string to_string(TaskHead::Kind kind) {
   switch (kind) {
     case TaskHead::Kind::kSequenceClassification: return "sequence classification";
+    case TaskHead::Kind::kSpan: return "span (question answering)";
   }
   return "?";
 }

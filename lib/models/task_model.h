@@ -22,6 +22,7 @@ namespace capaboost {
 struct TaskHead {
   enum class Kind {
     kSequenceClassification,  ///< logits (B, num_labels) from the whole sequence; num_labels 1 = regression
+    kSpan,                    ///< extractive question answering: start and end logits per token, (B, T, 2)
   };
   Kind kind = Kind::kSequenceClassification;
   int64_t num_labels = 2;

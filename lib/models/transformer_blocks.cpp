@@ -1,0 +1,47 @@
+#include "models/transformer_blocks.h"
+
+namespace capaboost {
+
+ResidualOutputImpl::ResidualOutputImpl(const ResidualOutputOptions& options) {
+  dense = register_module("dense", TunableLinear(options.in_features(), options.hidden_size()));
+  layer_norm = register_module(
+      "LayerNorm",
+      torch::nn::LayerNorm(torch::nn::LayerNormOptions({options.hidden_size()}).eps(options.layer_norm_eps())));
+  dropout = register_module("dropout", ParallelDropout(options.dropout()));
+}
+
+torch::Tensor ResidualOutputImpl::forward(const torch::Tensor& x, const torch::Tensor& residual) {
+  return layer_norm->forward(dropout->forward(dense->forward(x)) + residual);
+}
+
+IntermediateImpl::IntermediateImpl(int64_t hidden_size, int64_t intermediate_size, Activation activation_)
+    : activation(activation_) {
+  dense = register_module("dense", TunableLinear(hidden_size, intermediate_size));
+}
+
+torch::Tensor IntermediateImpl::forward(const torch::Tensor& x) { return activate(activation, dense->forward(x)); }
+
+void init_linear_weights(TunableLinearImpl& linear, double initializer_range) {
+  torch::NoGradGuard no_grad;
+  linear.weight.normal_(0.0, initializer_range);
+  if (linear.bias.defined()) linear.bias.zero_();
+}
+
+void init_transformer_weights(torch::nn::Module& module, double initializer_range) {
+  torch::NoGradGuard no_grad;
+  // include_self=false: constructors call this before the module is owned by a shared_ptr.
+  for (const auto& item : module.named_modules("", /*include_self=*/false)) {
+    auto* child = item.value().get();
+    if (auto* linear = dynamic_cast<TunableLinearImpl*>(child)) {
+      init_linear_weights(*linear, initializer_range);
+    } else if (auto* embedding = dynamic_cast<torch::nn::EmbeddingImpl*>(child)) {
+      embedding->weight.normal_(0.0, initializer_range);
+      if (auto pad = embedding->options.padding_idx()) embedding->weight[*pad].zero_();
+    } else if (auto* norm = dynamic_cast<torch::nn::LayerNormImpl*>(child)) {
+      norm->weight.fill_(1.0);
+      norm->bias.zero_();
+    }
+  }
+}
+
+}  // namespace capaboost
