@@ -19,9 +19,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "tokenizers/sentencepiece_model.h"
 #include "tokenizers/tokenizer.h"
 
 namespace capaboost {
@@ -75,7 +75,7 @@ class SentencePieceTokenizer : public Tokenizer {
   int64_t pad_id() const override { return kPadId; }
   int64_t mask_id() const override { return kMaskId; }
   std::vector<int64_t> special_ids() const override { return {kBosId, kPadId, kEosId, kUnkId, kMaskId}; }
-  int64_t vocab_size() const override { return vocab_size_; }
+  int64_t vocab_size() const override { return model_->size(); }
 
   int64_t bos_id() const { return kBosId; }
   int64_t eos_id() const { return kEosId; }
@@ -86,35 +86,9 @@ class SentencePieceTokenizer : public Tokenizer {
   static constexpr int64_t kBosId = 0, kPadId = 1, kEosId = 2, kUnkId = 3, kMaskId = 4;
 
  private:
-  enum class PieceType : uint8_t { kNormal = 1, kUnknown = 2, kControl = 3, kUserDefined = 4, kUnused = 5, kByte = 6 };
-  struct Piece {
-    std::string text;
-    float score = 0.0f;
-    PieceType type = PieceType::kNormal;
-  };
-
   bool is_special(int64_t id) const { return id >= 0 && id <= kMaskId; }
-  // The normalised text: spaces collapsed and trimmed, a dummy-prefix space, every space as U+2581.
-  std::string normalize(std::string_view text) const;
-  void encode_unigram(std::string_view normalized, std::vector<int64_t>& ids) const;
-  void encode_bpe(std::string_view normalized, std::vector<int64_t>& ids) const;
-  // Byte trie over the pieces text may produce (normal and user-defined): the Viterbi lattice walks it
-  // once per start position instead of hashing every substring.
-  struct TrieNode {
-    std::vector<std::pair<uint8_t, int32_t>> children;  // (byte, node index)
-    int32_t id = -1;                                    // piece ending here
-  };
-  int32_t trie_child(int32_t node, uint8_t byte) const;
 
-  std::string model_file_;
-  std::vector<Piece> pieces_;
-  std::unordered_map<std::string_view, int64_t> matchable_;  // views into pieces_[id].text (BPE merges)
-  std::vector<TrieNode> trie_;
-  bool bpe_ = false;
-  bool add_dummy_prefix_ = true;
-  bool remove_extra_whitespaces_ = true;
-  float min_score_ = 0.0f;
-  int64_t vocab_size_ = 0;
+  std::unique_ptr<SentencePieceModel> model_;
 };
 
 }  // namespace capaboost
