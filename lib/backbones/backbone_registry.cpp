@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -41,6 +42,12 @@ std::string model_type_of(const fs::path& directory) {
   return parsed["model_type"].get<std::string>();
 }
 
+fs::path checkpoint_root() {
+  if (const char* env = std::getenv("CAPABOOST_CHECKPOINTS"); env != nullptr && *env != '\0') return env;
+  const char* home = std::getenv("HOME");
+  return fs::path(home != nullptr ? home : ".") / ".cache" / "capaboost" / "checkpoints";
+}
+
 }  // namespace
 
 bool register_backbone(BackboneSpec backbone) {
@@ -72,6 +79,16 @@ Backbone load_backbone(const std::string& model, const TaskHead& head, const Bac
 std::string backbone_fingerprint(const std::string& model) {
   const BackboneSpec* named = backbones().find_if_present(model);
   return named && named->fingerprint ? named->fingerprint() : "";
+}
+
+std::string downloaded_checkpoint(const std::string& name, const std::string& repo,
+                                  const std::vector<std::string>& files) {
+  const fs::path dir = checkpoint_root() / name;
+  TORCH_CHECK(fs::exists(dir / "config.json"), "model '", name, "' needs its pre-trained checkpoint in ", dir.string(),
+              " (", fmt::format("{}", fmt::join(files, ", ")), "); with internet: `huggingface-cli download ", repo,
+              " ", fmt::format("{}", fmt::join(files, " ")), " --local-dir ", dir.string(),
+              "`, or set CAPABOOST_CHECKPOINTS to the folder that holds it. Offline, use model: mini.");
+  return dir.string();
 }
 
 std::string check_backbone_name(const std::string& model) {

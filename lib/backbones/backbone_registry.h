@@ -59,6 +59,12 @@ Backbone load_backbone(const std::string& model, const TaskHead& head, const Bac
 /// The recipe fingerprint of a named backbone the suite builds itself; "" for every other model.
 std::string backbone_fingerprint(const std::string& model);
 
+/// Where the downloaded Hugging Face checkpoint `name` (hub id `repo`) lives: $CAPABOOST_CHECKPOINTS/<name>,
+/// default ~/.cache/capaboost/checkpoints/<name>. Fails, naming the `files` to download and the command
+/// that does it, when the directory has no config.json: nothing is downloaded at run time.
+std::string downloaded_checkpoint(const std::string& name, const std::string& repo,
+                                  const std::vector<std::string>& files);
+
 /// "" when `model` is a registered name or a directory with config.json; otherwise what is wrong.
 std::string check_backbone_name(const std::string& model);
 

@@ -6,7 +6,6 @@
 //   model: tiny-random              2 layers × 32 wide, random weights, roberta-base's tokenizer (tests)
 //   model: /path/to/checkpoint      any directory whose config.json says model_type "roberta"
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "backbones/backbone_registry.h"
@@ -47,27 +46,15 @@ Backbone random_roberta(const RobertaOptions& shape, const std::string& what, co
   return backbone;
 }
 
-// Downloaded Hugging Face checkpoints live in $CAPABOOST_CHECKPOINTS/<name> (default
-// ~/.cache/capaboost/checkpoints/<name>); nothing can be downloaded at run time on an offline machine.
-fs::path checkpoint_root() {
-  if (const char* env = std::getenv("CAPABOOST_CHECKPOINTS"); env != nullptr && *env != '\0') return env;
-  const char* home = std::getenv("HOME");
-  return fs::path(home != nullptr ? home : ".") / ".cache" / "capaboost" / "checkpoints";
-}
-
-Backbone hub_checkpoint(const std::string& name, const TaskHead& head) {
-  const fs::path dir = checkpoint_root() / name;
-  TORCH_CHECK(fs::exists(dir / "config.json"), "model '", name, "' needs its pre-trained checkpoint in ", dir.string(),
-              " (config.json, model.safetensors, vocab.json, merges.txt); with internet: `huggingface-cli download ",
-              name, " config.json model.safetensors vocab.json merges.txt --local-dir ", dir.string(),
-              "`, or set CAPABOOST_CHECKPOINTS to the folder that holds it. Offline, use model: mini.");
-  return load_roberta_backbone(dir.string(), head);
-}
-
 [[maybe_unused]] const bool registered =
     register_architecture({"roberta", load_roberta_backbone}) &&
     register_backbone({"roberta-base", "the pre-trained roberta-base checkpoint in $CAPABOOST_CHECKPOINTS/roberta-base",
-                       [](const TaskHead& head, const BackboneContext&) { return hub_checkpoint("roberta-base", head); }}) &&
+                       [](const TaskHead& head, const BackboneContext&) {
+                         return load_roberta_backbone(
+                             downloaded_checkpoint("roberta-base", "roberta-base", {"config.json", "model.safetensors", "vocab.json",
+                                                                    "merges.txt"}),
+                             head);
+                       }}) &&
     register_backbone({"roberta-base-random", "RoBERTa-base's shape (12×768), random weights",
                        [](const TaskHead& head, const BackboneContext& context) {
                          return random_roberta(RobertaOptions(), "RoBERTa-base shape (12×768)", head, context);

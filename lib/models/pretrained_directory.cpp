@@ -18,10 +18,8 @@ SafetensorsFile open_weights(const std::string& dir) {
   const fs::path weights = fs::path(dir) / kWeightsFileName;
   if (!fs::exists(weights) && fs::exists(fs::path(dir) / "pytorch_model.bin")) {
     TORCH_CHECK(false, dir, " holds pytorch_model.bin but no model.safetensors; the suite reads safetensors only. "
-                "Convert once with Debian's python3-torch and the safetensors package, e.g. `python3 -c \"import "
-                "torch; from safetensors.torch import save_file; sd = torch.load('", dir, "/pytorch_model.bin', "
-                "map_location='cpu'); save_file({k: v.contiguous() for k, v in sd.items()}, '", weights.string(),
-                "', metadata={'format': 'pt'})\"`");
+                "Convert it once with Debian's python3-torch: `$(command -v -p python3) "
+                "harness/scripts/convert_pytorch_checkpoint.py ", dir, "`");
   }
   return SafetensorsFile(weights.string());
 }

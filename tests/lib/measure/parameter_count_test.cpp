@@ -4,8 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "models/deberta_v2.h"
+#include "params/parameters.h"
 #include "peft/adapter.h"
 #include "peft/lora.h"
+#include "peft/method_registry.h"
 #include "sites/site_registry.h"
 
 using namespace capaboost;
@@ -108,5 +111,58 @@ TEST_CASE("% FT params reproduce the paper's RoBERTa-base budget table", "[param
     const auto report = count_parameters(model, {"classifier"});
     CHECK(report.tuner_dense == 12 * (2 * 768 * 64 + 64 + 768));
     CHECK(percent_rounded(report.tuner_dense_percent()) == 0.95);
+  }
+}
+
+namespace {
+
+// DeBERTaV3-base as transformers' DebertaV2Model counts it: embeddings 128,100 × 768 + LayerNorm
+// (98,382,336), 12 layers × 7,087,872, relative-position embeddings 2 × 256 buckets × 768 + LayerNorm
+// (394,752): the paper's "184M".
+constexpr int64_t kDebertaV3BaseParameters = 183831552;
+
+// The registered method `name` on a fresh DeBERTaV3-base classifier, as a run with `config` attaches it.
+ParameterReport deberta_v3_base_budget(const std::string& name, const nlohmann::json& config) {
+  DebertaV2ForSequenceClassification model(DebertaV2Options().num_labels(2));
+  const MethodSpec& method = find_method(name);
+  method.attach(*model, resolve_or_throw(method.parameters, config, "method " + name));
+  return count_parameters(*model, model->head_prefixes());
+}
+
+// The six weight matrices of every layer (query/key/value projections, attention output, both
+// feed-forward layers): `output.dense` matches the attention output and the feed-forward output.
+const nlohmann::json kSixMatrices = {"query_proj", "key_proj", "value_proj", "output.dense", "intermediate.dense"};
+
+}  // namespace
+
+TEST_CASE("% FT params reproduce the paper's DeBERTaV3-base budget table", "[params][paper]") {
+  // Paper, Table "Budget configuration for experiments on DeBERTaV3-base": LoRA r=8 0.72%, CapaBoost-LoRA
+  // 0.54%, PAdapter bn=64 0.64%, CapaBoost-PAdapter bn=32 0.24%.
+  SECTION("LoRA r=8 and CapaBoost-LoRA d=2 on all six weight matrices") {
+    for (int64_t d : {1, 2}) {
+      const auto report = deberta_v3_base_budget("lora", {{"rank", 8}, {"targets", kSixMatrices}, {"branches", d}});
+      CHECK(report.backbone == kDebertaV3BaseParameters);
+      // Per layer: 4 × (768×8 + 8×768) + 2 × (768×8 + 8×3072).
+      CHECK(report.tuner_dense == 12 * (4 * 2 * 768 * 8 + 2 * (768 + 3072) * 8));
+      CHECK(percent_rounded(report.tuner_dense_percent()) == 0.72);
+      CHECK(percent_rounded(report.tuner_effective_percent()) == (d == 1 ? 0.72 : 0.54));
+    }
+    // The prose's self-attention placement cannot be that budget: query and value give 0.16%, all four
+    // attention matrices 0.32%.
+    const auto query_value = deberta_v3_base_budget("lora", {{"rank", 8}, {"targets", {"query_proj", "value_proj"}}});
+    CHECK(percent_rounded(query_value.tuner_dense_percent()) == 0.16);
+  }
+  SECTION("PAdapter bn=64 and CapaBoost-PAdapter bn=32 d=2: the budget counts adapter weights, not biases") {
+    const auto padapter = deberta_v3_base_budget("adapter", {{"bottleneck", 64}});
+    const int64_t biases64 = 12 * (64 + 768);
+    CHECK(padapter.tuner_dense == 12 * 2 * 768 * 64 + biases64);
+    CHECK(percent_rounded(padapter.tuner_dense_percent()) == 0.65);  // with biases
+    CHECK(percent_rounded(100.0 * (padapter.tuner_dense - biases64) / padapter.backbone) == 0.64);
+
+    const auto boosted = deberta_v3_base_budget("adapter", {{"bottleneck", 32}, {"branches", 2}});
+    const int64_t biases32 = 12 * (32 + 768);
+    CHECK(boosted.tuner_dense == 12 * 2 * 768 * 32 + biases32);
+    // Masks cover the weights only: 1 - (1 - 0.5)² of them are seen, every bias is.
+    CHECK(percent_rounded(100.0 * (boosted.tuner_effective - biases32) / boosted.backbone) == 0.24);
   }
 }

@@ -155,6 +155,49 @@ std::vector<fs::path> fixture_folders() {
   return found;
 }
 
+// Everything `dir`'s io.safetensors holds, against `model` loaded from `dir`.
+void check_against_fixture(const fs::path& dir, GoldenModel& model) {
+  CHECK(model.report.missing.empty());
+  CHECK(model.report.unexpected.empty());
+  for (const auto& name : model.report.ignored) {  // 4.30.2 saves the position_ids buffer; later versions do not
+    CHECK_THAT(name, Catch::EndsWith("embeddings.position_ids") || Catch::EndsWith("embeddings.token_type_ids"));
+  }
+  const SafetensorsFile io((dir / "io.safetensors").string());
+
+  const auto out = model.run(io);
+  check_close("logits", out.logits, io.tensor("logits"));
+  REQUIRE(static_cast<int64_t>(out.hidden_states.size()) == model.layers + 1);
+  REQUIRE(static_cast<int64_t>(out.attentions.size()) == model.layers);
+  check_close("last_hidden_state", out.hidden_states.back(), io.tensor("last_hidden_state"));
+  for (int64_t i = 0; i <= model.layers; ++i) {
+    check_close("hidden_states." + std::to_string(i), out.hidden_states[i], io.tensor("hidden_states." + std::to_string(i)));
+  }
+  for (int64_t i = 0; i < model.layers; ++i) {
+    check_close("attentions." + std::to_string(i), out.attentions[i], io.tensor("attentions." + std::to_string(i)));
+  }
+  check_close("loss", model.loss(out.logits, io.tensor("labels")).reshape({1}), io.tensor("loss"));
+  if (model.extra_checks) model.extra_checks(io);
+
+  // Each row alone, padding removed.
+  int64_t rows = 0;
+  for (; io.contains("single." + std::to_string(rows) + ".input_ids"); ++rows) {
+    const auto prefix = "single." + std::to_string(rows) + ".";
+    const auto ids = io.tensor(prefix + "input_ids");
+    check_close(prefix + "logits", model.logits_of(ids), io.tensor(prefix + "logits"));
+    check_close(prefix + "last_hidden_state", model.hidden_of(ids), io.tensor(prefix + "last_hidden_state"));
+  }
+  CHECK(rows == io.tensor("input_ids").size(0));
+
+  // In float64 our result meets transformers' float64 run far below the float32 tolerance: the
+  // computation is the same, not merely close.
+  if (io.contains("logits_f64")) {
+    model.to(torch::kFloat64);
+    const auto f64 = model.run(io);
+    check_close("logits_f64", f64.logits, io.tensor("logits_f64"), 1e-10);
+    check_close("last_hidden_state_f64", f64.hidden_states.back(), io.tensor("last_hidden_state_f64"), 1e-10);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("every model matches transformers 4.30.2 on every golden fixture", "[models][golden]") {
@@ -172,45 +215,7 @@ TEST_CASE("every model matches transformers 4.30.2 on every golden fixture", "[m
     GoldenModel& model = *loaded;
     std::cout << "golden: " << dir.filename().string() << " (" << model.architecture << "): checked\n";
     checked_types.push_back(model_type);
-    CHECK(model.report.missing.empty());
-    CHECK(model.report.unexpected.empty());
-    for (const auto& name : model.report.ignored) {  // 4.30.2 saves the position_ids buffer; later versions do not
-      CHECK_THAT(name, Catch::EndsWith("embeddings.position_ids") || Catch::EndsWith("embeddings.token_type_ids"));
-    }
-    const SafetensorsFile io((dir / "io.safetensors").string());
-
-    const auto out = model.run(io);
-    check_close("logits", out.logits, io.tensor("logits"));
-    REQUIRE(static_cast<int64_t>(out.hidden_states.size()) == model.layers + 1);
-    REQUIRE(static_cast<int64_t>(out.attentions.size()) == model.layers);
-    check_close("last_hidden_state", out.hidden_states.back(), io.tensor("last_hidden_state"));
-    for (int64_t i = 0; i <= model.layers; ++i) {
-      check_close("hidden_states." + std::to_string(i), out.hidden_states[i], io.tensor("hidden_states." + std::to_string(i)));
-    }
-    for (int64_t i = 0; i < model.layers; ++i) {
-      check_close("attentions." + std::to_string(i), out.attentions[i], io.tensor("attentions." + std::to_string(i)));
-    }
-    check_close("loss", model.loss(out.logits, io.tensor("labels")).reshape({1}), io.tensor("loss"));
-    if (model.extra_checks) model.extra_checks(io);
-
-    // Each row alone, padding removed.
-    int64_t rows = 0;
-    for (; io.contains("single." + std::to_string(rows) + ".input_ids"); ++rows) {
-      const auto prefix = "single." + std::to_string(rows) + ".";
-      const auto ids = io.tensor(prefix + "input_ids");
-      check_close(prefix + "logits", model.logits_of(ids), io.tensor(prefix + "logits"));
-      check_close(prefix + "last_hidden_state", model.hidden_of(ids), io.tensor(prefix + "last_hidden_state"));
-    }
-    CHECK(rows == io.tensor("input_ids").size(0));
-
-    // In float64 our result meets transformers' float64 run far below the float32 tolerance: the
-    // computation is the same, not merely close.
-    if (io.contains("logits_f64")) {
-      model.to(torch::kFloat64);
-      const auto f64 = model.run(io);
-      check_close("logits_f64", f64.logits, io.tensor("logits_f64"), 1e-10);
-      check_close("last_hidden_state_f64", f64.hidden_states.back(), io.tensor("last_hidden_state_f64"), 1e-10);
-    }
+    check_against_fixture(dir, model);
   }
   CHECK(std::count(checked_types.begin(), checked_types.end(), "roberta") >= 1);
   CHECK(std::count(checked_types.begin(), checked_types.end(), "deberta-v2") >= 1);
@@ -248,4 +253,25 @@ TEST_CASE("save_pretrained round trip: bit-identical outputs, a file the referen
     INFO(result.output);
     CHECK(result.exit_code == 0);
   }
+}
+
+// The golden fixtures' inputs are shorter than half of their 256 position buckets, so they never reach
+// the log-bucket branch. bench/deberta_v2_step.py (plain PyTorch, written separately from transformers'
+// semantics) writes a fixture with 8 buckets and 60-token rows, right- and left-padded, which does.
+TEST_CASE("DeBERTa matches the plain-PyTorch reference beyond half the position buckets", "[models][python]") {
+  const auto python = capaboost::testing::reference_python();
+  if (!python) {
+    WARN("skipped: no system python3 with torch (Debian's python3-torch)");
+    return;
+  }
+  capaboost::testing::TempDir dir;
+  const std::string script = CAPABOOST_SOURCE_DIR "/bench/deberta_v2_step.py";
+  const auto written = capaboost::testing::run_command("'" + *python + "' '" + script + "' --write-long '" +
+                                                       dir.path().string() + "' --seed 3");
+  INFO(written.output);
+  REQUIRE(written.exit_code == 0);
+  const auto config = ConfigJson::load(dir.file("config.json"));
+  REQUIRE(config.required<int64_t>("position_buckets") * 4 <= SafetensorsFile(dir.file("io.safetensors")).tensor("input_ids").size(1));
+  auto model = deberta_v2_model(dir.path().string());
+  check_against_fixture(dir.path(), model);
 }
