@@ -68,6 +68,12 @@ std::map<std::string, torch::Tensor> state_dict(torch::nn::Module& module, const
   return tensors;
 }
 
+void LoadReport::add_missing(const std::vector<std::string>& names) {
+  missing.insert(missing.end(), names.begin(), names.end());
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+}
+
 LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& file,
                            const StateDictLoadOptions& options) {
   auto targets = state_dict(module, options.exclude());

@@ -20,6 +20,9 @@ struct LoadReport {
   std::vector<std::string> ignored;     ///< file names skipped on purpose (StateDictLoadOptions::ignore)
   /// "missing: [...]; unexpected: [...]" for messages.
   std::string describe() const;
+  /// Records `names`, kept out of the load on purpose (StateDictLoadOptions::exclude), as missing: they
+  /// keep their initialisation. `missing` stays sorted.
+  void add_missing(const std::vector<std::string>& names);
 };
 
 struct StateDictLoadOptions {

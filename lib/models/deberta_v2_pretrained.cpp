@@ -23,9 +23,15 @@ StateDictLoadOptions deberta_v2_load_options(const std::vector<std::string>& hea
 Pretrained<DebertaV2ForSequenceClassification> load_deberta_v2_for_sequence_classification(
     const std::string& dir, std::optional<int64_t> num_labels) {
   auto options = load_deberta_v2_config(config_file(dir));
-  if (num_labels && *num_labels != options.num_labels()) options.num_labels(*num_labels).label_names({});
+  const bool new_labels = num_labels && *num_labels != options.num_labels();
+  if (new_labels) options.num_labels(*num_labels).label_names({});
   DebertaV2ForSequenceClassification model(options);
-  auto report = load_state_dict(*model, open_weights(dir), deberta_v2_load_options(model->head_prefixes()));
+  auto load_options = deberta_v2_load_options(model->head_prefixes());
+  // A classifier for another label count keeps its fresh initialisation; the pooler still loads.
+  const auto fresh = new_labels ? names_under(*model, "classifier.") : std::vector<std::string>{};
+  load_options.exclude(fresh);
+  auto report = load_state_dict(*model, open_weights(dir), load_options);
+  report.add_missing(fresh);
   return {model, std::move(report)};
 }
 

@@ -19,12 +19,17 @@ StateDictLoadOptions roberta_load_options(bool head_missing_ok) {
 Pretrained<RobertaForSequenceClassification> load_roberta_for_sequence_classification(
     const std::string& dir, std::optional<int64_t> num_labels) {
   auto options = load_roberta_config(config_file(dir));
-  if (num_labels && *num_labels != options.num_labels()) {
-    options.num_labels(*num_labels).label_names({});
-  }
+  const bool new_labels = num_labels && *num_labels != options.num_labels();
+  if (new_labels) options.num_labels(*num_labels).label_names({});
   RobertaForSequenceClassification model(options);
   SafetensorsFile weights = open_weights(dir);
-  auto report = load_state_dict(*model, weights, roberta_load_options(/*head_missing_ok=*/true));
+  auto load_options = roberta_load_options(/*head_missing_ok=*/true);
+  // For another label count the output layer keeps its fresh initialisation and the dense layer loads,
+  // as transformers' ignore_mismatched_sizes does.
+  const auto fresh = new_labels ? names_under(*model, "classifier.out_proj.") : std::vector<std::string>{};
+  load_options.exclude(fresh);
+  auto report = load_state_dict(*model, weights, load_options);
+  report.add_missing(fresh);
   return {model, std::move(report)};
 }
 

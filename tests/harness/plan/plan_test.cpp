@@ -1,12 +1,17 @@
 #include "plan/plan.h"
 
 #include "backbones/offline_backbones.h"
+#include "models/deberta_v2.h"
+#include "models/roberta.h"
+#include "params/parameters.h"
+#include "peft/method_registry.h"
 #include "harness/fixtures.h"
 #include "pretrain/backbone_recipes.h"
 
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 using namespace capaboost::harness;
@@ -107,4 +112,40 @@ TEST_CASE("every spec's runs on the suite's own encoders fit the encoder's posit
     }
   }
   CHECK(checked > 0);
+}
+
+TEST_CASE("Table 3's placements: LoRA on the six matrices of every layer in both layouts, adapters per row",
+          "[harness][plan][paper]") {
+  const Spec spec = load_checked_spec(experiment("table3_glue_deberta_v3_base.yaml"));
+  std::map<std::string, nlohmann::json> config_of;  // label → one paper-profile config
+  for (const auto& run : plan_runs(spec, "paper")) config_of.emplace(run.label, run.config);
+  const auto sites = [&](torch::nn::Module& model, const std::string& label) {
+    const auto& config = config_of.at(label);
+    // As the finetune measure attaches it: the planned config is already resolved.
+    const auto& method = capaboost::find_method(config.at("method").get<std::string>());
+    return method.attach(model, capaboost::Parameters(config)).size();
+  };
+  const auto deberta = [] {
+    return capaboost::DebertaV2ForSequenceClassification(
+        capaboost::DebertaV2Options().vocab_size(100).hidden_size(32).num_hidden_layers(3).num_attention_heads(4)
+            .intermediate_size(64));
+  };
+  const auto roberta = [] {
+    return capaboost::RobertaForSequenceClassification(
+        capaboost::RobertaOptions().vocab_size(100).hidden_size(32).num_hidden_layers(3).num_attention_heads(4)
+            .intermediate_size(64));
+  };
+  for (const char* label : {"LoRA", "CapaBoost-LoRA"}) {
+    INFO(label);
+    auto on_deberta = deberta();
+    CHECK(sites(*on_deberta, label) == 6 * 3);
+    auto on_roberta = roberta();
+    CHECK(sites(*on_roberta, label) == 6 * 3);
+  }
+  auto houlsby = deberta();
+  CHECK(sites(*houlsby, "HAdapter") == 2 * 3);
+  for (const char* label : {"PAdapter", "CapaBoost-PAdapter"}) {
+    auto pfeiffer = deberta();
+    CHECK(sites(*pfeiffer, label) == 3);
+  }
 }

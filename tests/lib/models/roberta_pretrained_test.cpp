@@ -5,6 +5,9 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "checkpoint/safetensors.h"
 #include "peft/lora.h"
 #include "sites/site_registry.h"
@@ -126,4 +129,20 @@ TEST_CASE("a checkpoint that does not fit the config is rejected, naming what is
 
   CHECK_THROWS_WITH(load_roberta_for_sequence_classification(dir.file("nowhere")),
                     Contains("nowhere/config.json") && Contains("cannot open"));
+}
+
+TEST_CASE("a fine-tuned classifier loads for a task with another label count: encoder kept, classifier fresh",
+          "[roberta][pretrained]") {
+  TempDir dir;
+  torch::manual_seed(0);
+  RobertaForSequenceClassification trained(tiny());  // three labels
+  save_pretrained(*trained, dir.path().string());
+  torch::manual_seed(1);
+  auto [model, report] = load_roberta_for_sequence_classification(dir.path().string(), 2);
+  CHECK(model->options.num_labels() == 2);
+  CHECK(torch::equal(model->roberta->embeddings->word_embeddings->weight,
+                     trained->roberta->embeddings->word_embeddings->weight));
+  CHECK(torch::equal(model->classifier->dense->weight, trained->classifier->dense->weight));
+  CHECK_THAT(fmt::format("{}", fmt::join(report.unexpected, " ")), Contains("classifier.out_proj.weight"));
+  CHECK(std::count(report.loaded.begin(), report.loaded.end(), "classifier.out_proj.weight") == 0);
 }
