@@ -31,7 +31,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # The sibling benchmark's batch shape, LoRA layer and timing, so that both measure the same thing.
-from roberta_step import ALPHA, BATCH, RANK, SEQ, LoraLinear, median_ms  # noqa: E402
+from roberta_step import ALPHA, BATCH, RANK, SEQ, LoraLinear, time_forward_and_step  # noqa: E402
 
 ACT = {"gelu": F.gelu, "relu": F.relu, "tanh": torch.tanh,
        "gelu_new": lambda x: F.gelu(x, approximate="tanh")}
@@ -372,24 +372,7 @@ def speed(args):
     attention_mask = torch.ones(BATCH, SEQ, dtype=torch.long)
     labels = torch.randint(0, c.num_labels, (BATCH,))
 
-    def forward():
-        model.eval()
-        with torch.no_grad():
-            model(ids, attention_mask)
-
-    def step():
-        model.train()
-        loss = F.cross_entropy(model(ids, attention_mask)[0], labels)
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-
-    fwd, fwd_all = median_ms(forward, args.warmup, args.steps)
-    stp, stp_all = median_ms(step, args.warmup, args.steps)
-    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, "
-          f"trainable params {sum(p.numel() for p in trainable)}")
-    print(f"forward_ms {fwd:.1f}  (runs: {', '.join(f'{t:.0f}' for t in fwd_all)})")
-    print(f"step_ms {stp:.1f}  (runs: {', '.join(f'{t:.0f}' for t in stp_all)})")
+    time_forward_and_step(lambda: model(ids, attention_mask)[0], model, labels, optimizer, trainable, args)
 
 
 def main():

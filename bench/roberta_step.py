@@ -100,6 +100,28 @@ def median_ms(fn, warmup, steps):
     return statistics.median(times), times
 
 
+def time_forward_and_step(logits_of, model, labels, optimizer, trainable, args):
+    """Prints the median ms of an eval forward (no_grad) and of a training step (loss, backward, optimizer)."""
+    def forward():
+        model.eval()
+        with torch.no_grad():
+            logits_of()
+
+    def step():
+        model.train()
+        loss = F.cross_entropy(logits_of(), labels)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+
+    fwd, fwd_all = median_ms(forward, args.warmup, args.steps)
+    stp, stp_all = median_ms(step, args.warmup, args.steps)
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, "
+          f"trainable params {sum(p.numel() for p in trainable)}")
+    print(f"forward_ms {fwd:.1f}  (runs: {', '.join(f'{t:.0f}' for t in fwd_all)})")
+    print(f"step_ms {stp:.1f}  (runs: {', '.join(f'{t:.0f}' for t in stp_all)})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=5)
@@ -119,24 +141,7 @@ def main():
     attention_mask = torch.ones(BATCH, SEQ, dtype=torch.long)
     labels = torch.randint(0, LABELS, (BATCH,))
 
-    def forward():
-        model.eval()
-        with torch.no_grad():
-            model(ids, attention_mask)
-
-    def step():
-        model.train()
-        loss = F.cross_entropy(model(ids, attention_mask), labels)
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-
-    fwd, fwd_all = median_ms(forward, args.warmup, args.steps)
-    stp, stp_all = median_ms(step, args.warmup, args.steps)
-    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}, "
-          f"trainable params {sum(p.numel() for p in trainable)}")
-    print(f"forward_ms {fwd:.1f}  (runs: {', '.join(f'{t:.0f}' for t in fwd_all)})")
-    print(f"step_ms {stp:.1f}  (runs: {', '.join(f'{t:.0f}' for t in stp_all)})")
+    time_forward_and_step(lambda: model(ids, attention_mask), model, labels, optimizer, trainable, args)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "support/spm_encode.h"
 #include "support/temp_dir.h"
 #include "tokenizers/tokenizer_loader.h"
 
@@ -57,18 +58,9 @@ std::vector<Ids> spm_encode(const TempDir& dir, const std::vector<std::string>& 
     std::ofstream out(dir.file("probes.txt"), std::ios::binary);
     for (const auto& probe : probes) out << probe << "\n";
   }
-  const std::string command = "spm_encode --model='" + dir.file("spm.model") + "' --output_format=id < '" +
-                              dir.file("probes.txt") + "' > '" + dir.file("ids.txt") + "'";
-  REQUIRE(std::system(command.c_str()) == 0);
-  std::vector<Ids> lines;
-  std::ifstream in(dir.file("ids.txt"));
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream ids(line);
-    Ids row;
-    for (int64_t id; ids >> id;) row.push_back(id);
-    lines.push_back(std::move(row));
-  }
-  return lines;
+  auto lines = capaboost::testing::spm_encode_lines(dir.file("spm.model"), dir.file("probes.txt"), dir.file("ids.txt"));
+  REQUIRE(lines);
+  return *lines;
 }
 
 const std::vector<std::string>& probes() {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/spm_encode.h"
 #include "support/temp_dir.h"
 
 using namespace capaboost;
@@ -60,25 +61,6 @@ std::string slurp(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
-}
-
-// Ids of each line of `text_file` by SentencePiece's own encoder (Debian's spm_encode), or nothing when
-// spm_encode is not installed.
-std::optional<std::vector<Ids>> spm_encode_ids(const std::string& model, const std::string& text_file,
-                                               const std::string& out_file) {
-  if (std::system("command -v spm_encode > /dev/null") != 0) return std::nullopt;
-  const std::string command = "spm_encode --model='" + model + "' --output_format=id < '" + text_file + "' > '" +
-                              out_file + "'";
-  if (std::system(command.c_str()) != 0) return std::nullopt;
-  std::vector<Ids> lines;
-  std::ifstream in(out_file);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream ids(line);
-    Ids row;
-    for (int64_t id; ids >> id;) row.push_back(id);
-    lines.push_back(std::move(row));
-  }
-  return lines;
 }
 
 SentencePieceTrainOptions small_options() { return SentencePieceTrainOptions().vocab_size(300); }
@@ -220,7 +202,7 @@ TEST_CASE("SentencePiece encoder agrees with spm_encode for unigram and BPE mode
     INFO(model_type);
     const std::string out = dir.file(std::string("tok_") + model_type);
     train_sentencepiece(dir.file("probe.txt"), out, small_options().vocab_size(200).model_type(model_type));
-    const auto expected = spm_encode_ids(out + "/spm.model", dir.file("probe.txt"), dir.file("ids.txt"));
+    const auto expected = capaboost::testing::spm_encode_lines(out + "/spm.model", dir.file("probe.txt"), dir.file("ids.txt"));
     if (!expected) {
       WARN("skipped: spm_encode is not installed (Debian package sentencepiece: make deps)");
       return;
