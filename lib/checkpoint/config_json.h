@@ -1,6 +1,8 @@
 #pragma once
 // Reading a Hugging Face `config.json` with errors that name the file and the field.
 
+#include <c10/util/Exception.h>
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -29,6 +31,18 @@ class ConfigJson {
   template <typename T>
   T optional(const std::string& field, T fallback) const {
     return has(field) ? required<T>(field) : fallback;
+  }
+  /// The string field (or `fallback` when absent) through `parse` (e.g. parse_activation); a value
+  /// `parse` rejects is reported as `<file>: field '<name>': <parse's message>`.
+  template <typename Parse>
+  auto parsed(const std::string& field, const std::string& fallback, Parse parse) const
+      -> decltype(parse(fallback)) {
+    const auto value = optional<std::string>(field, fallback);
+    try {
+      return parse(value);
+    } catch (const c10::Error& error) {
+      TORCH_CHECK(false, path_, ": field '", field, "': ", error.what_without_backtrace());
+    }
   }
 
  private:

@@ -43,14 +43,6 @@ std::vector<std::string> parse_pos_att_type(const ConfigJson& config) {
   return types;
 }
 
-Activation activation_field(const ConfigJson& config, const char* field, const char* fallback) {
-  try {
-    return parse_activation(config.optional<std::string>(field, fallback));
-  } catch (const c10::Error& error) {
-    TORCH_CHECK(false, config.path(), ": field '", field, "': ", error.what_without_backtrace());
-  }
-}
-
 }  // namespace
 
 bool DebertaV2Options::has_c2p() const { return lists(pos_att_type(), "c2p"); }
@@ -102,7 +94,7 @@ DebertaV2Options load_deberta_v2_config(const std::string& path) {
       .intermediate_size(config.required<int64_t>("intermediate_size"))
       .max_position_embeddings(config.required<int64_t>("max_position_embeddings"));
   // Fall-backs: what transformers 4.30.2 uses when the field is absent.
-  options.hidden_act(activation_field(config, "hidden_act", "gelu"))
+  options.hidden_act(config.parsed("hidden_act", "gelu", parse_activation))
       .hidden_dropout_prob(config.optional<double>("hidden_dropout_prob", 0.1))
       .attention_probs_dropout_prob(config.optional<double>("attention_probs_dropout_prob", 0.1))
       .type_vocab_size(config.optional<int64_t>("type_vocab_size", 0))
@@ -116,8 +108,8 @@ DebertaV2Options load_deberta_v2_config(const std::string& path) {
       .share_att_key(config.optional<bool>("share_att_key", false))
       .conv_kernel_size(config.optional<int64_t>("conv_kernel_size", 0))
       .conv_groups(config.optional<int64_t>("conv_groups", 1))
-      .conv_act(activation_field(config, "conv_act", "tanh"))
-      .pooler_hidden_act(activation_field(config, "pooler_hidden_act", "gelu"))
+      .conv_act(config.parsed("conv_act", "tanh", parse_activation))
+      .pooler_hidden_act(config.parsed("pooler_hidden_act", "gelu", parse_activation))
       .pooler_dropout(config.optional<double>("pooler_dropout", 0.0));
   options.pos_att_type(config.has("pos_att_type") ? parse_pos_att_type(config) : std::vector<std::string>{});
   if (config.has("embedding_size")) options.embedding_size(config.required<int64_t>("embedding_size"));
@@ -147,13 +139,7 @@ DebertaV2Options load_deberta_v2_config(const std::string& path) {
   }
   const ConfigLabels labels = parse_labels(config);
   options.num_labels(labels.num_labels).label_names(labels.names);
-  if (config.has("problem_type")) {
-    try {
-      options.problem_type(parse_problem_type(config.required<std::string>("problem_type")));
-    } catch (const c10::Error& error) {
-      TORCH_CHECK(false, path, ": field 'problem_type': ", error.what_without_backtrace());
-    }
-  }
+  if (config.has("problem_type")) options.problem_type(config.parsed("problem_type", "", parse_problem_type));
   options.validate(path);
   return options;
 }

@@ -55,11 +55,7 @@ RobertaOptions load_roberta_config(const std::string& path) {
       .type_vocab_size(config.required<int64_t>("type_vocab_size"));
   // The fall-backs below are transformers' RobertaConfig / PretrainedConfig defaults, so a sparse
   // config means what it means to transformers.
-  try {
-    options.hidden_act(parse_activation(config.optional<std::string>("hidden_act", "gelu")));
-  } catch (const c10::Error& error) {
-    TORCH_CHECK(false, path, ": field 'hidden_act': ", error.what_without_backtrace());
-  }
+  options.hidden_act(config.parsed("hidden_act", "gelu", parse_activation));
   options.hidden_dropout_prob(config.optional<double>("hidden_dropout_prob", 0.1))
       .attention_probs_dropout_prob(config.optional<double>("attention_probs_dropout_prob", 0.1))
       .layer_norm_eps(config.optional<double>("layer_norm_eps", 1e-12))
@@ -72,13 +68,7 @@ RobertaOptions load_roberta_config(const std::string& path) {
 
   const ConfigLabels labels = parse_labels(config);
   options.num_labels(labels.num_labels).label_names(labels.names);
-  if (config.has("problem_type")) {
-    try {
-      options.problem_type(parse_problem_type(config.required<std::string>("problem_type")));
-    } catch (const c10::Error& error) {
-      TORCH_CHECK(false, path, ": field 'problem_type': ", error.what_without_backtrace());
-    }
-  }
+  if (config.has("problem_type")) options.problem_type(config.parsed("problem_type", "", parse_problem_type));
   options.validate(path);
   return options;
 }
