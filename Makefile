@@ -98,9 +98,13 @@ clean:
 
 # The offline pre-trained encoder (issue #6): corpus → SentencePiece → MLM pre-training, cached under
 # $CAPABOOST_CACHE (default ~/.cache/capaboost)/backbones; prints the model directory.
-.PHONY: backbone-mini backbone-smoke
+.PHONY: backbone-mini backbone-mini-deberta backbone-smoke
 backbone-mini: build corpus-sources
 	$(CAPABOOST) backbone --profile mini
+
+# The same corpus and tokenizer, the encoder in DeBERTa-v2 layout (Table 3's mini profile).
+backbone-mini-deberta: build corpus-sources
+	$(CAPABOOST) backbone --profile mini-deberta
 
 backbone-smoke: build corpus-sources
 	$(CAPABOOST) backbone --profile smoke

@@ -42,6 +42,14 @@ std::string model_type_of(const fs::path& directory) {
   return parsed["model_type"].get<std::string>();
 }
 
+const ArchitectureSpec& architecture_of(const std::string& directory) {
+  const std::string type = model_type_of(directory);
+  const ArchitectureSpec* architecture = architectures().find_if_present(type);
+  TORCH_CHECK(architecture, "checkpoint ", directory, " is a '", type, "' model; the suite loads checkpoints of: ",
+              fmt::format("{}", fmt::join(architecture_names(), ", ")));
+  return *architecture;
+}
+
 fs::path checkpoint_root() {
   if (const char* env = std::getenv("CAPABOOST_CHECKPOINTS"); env != nullptr && *env != '\0') return env;
   const char* home = std::getenv("HOME");
@@ -57,7 +65,8 @@ bool register_backbone(BackboneSpec backbone) {
 }
 
 bool register_architecture(ArchitectureSpec architecture) {
-  TORCH_CHECK(architecture.load, "register_architecture: '", architecture.name, "' has no load function");
+  TORCH_CHECK(architecture.load && architecture.load_random, "register_architecture: '", architecture.name,
+              "' needs both load functions (pre-trained and randomly initialised)");
   architectures().add(std::move(architecture));
   return true;
 }
@@ -69,11 +78,15 @@ std::vector<std::string> architecture_names() { return architectures().names(); 
 Backbone load_backbone(const std::string& model, const TaskHead& head, const BackboneContext& context) {
   if (const BackboneSpec* named = backbones().find_if_present(model)) return named->load(head, context);
   TORCH_CHECK(fs::exists(fs::path(model) / "config.json"), "unknown model '", model, "': ", check_backbone_name(model));
-  const std::string type = model_type_of(model);
-  const ArchitectureSpec* architecture = architectures().find_if_present(type);
-  TORCH_CHECK(architecture, "checkpoint ", model, " is a '", type, "' model; the suite loads checkpoints of: ",
-              fmt::format("{}", fmt::join(architecture_names(), ", ")));
-  return architecture->load(model, head);
+  return load_checkpoint(model, head);
+}
+
+Backbone load_checkpoint(const std::string& directory, const TaskHead& head) {
+  return architecture_of(directory).load(directory, head);
+}
+
+Backbone load_checkpoint_randomly_initialised(const std::string& directory, const TaskHead& head) {
+  return architecture_of(directory).load_random(directory, head);
 }
 
 std::string backbone_fingerprint(const std::string& model) {

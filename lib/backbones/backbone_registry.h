@@ -44,7 +44,10 @@ struct BackboneSpec {
 /// Loads Hugging Face-layout checkpoint directories whose config.json says `model_type: <name>`.
 struct ArchitectureSpec {
   std::string name;  ///< the model_type ("roberta")
+  /// The checkpoint's weights with a fresh `head` and the tokenizer beside it.
   std::function<Backbone(const std::string& directory, const TaskHead& head)> load;
+  /// The checkpoint's architecture and tokenizer with random weights (from the current torch seed).
+  std::function<Backbone(const std::string& directory, const TaskHead& head)> load_random;
 };
 
 bool register_backbone(BackboneSpec backbone);
@@ -55,6 +58,12 @@ std::vector<std::string> architecture_names();
 /// `model` as a named backbone, else as a checkpoint directory (by its model_type). Unknown names that
 /// are not checkpoint directories are an error listing the known names.
 Backbone load_backbone(const std::string& model, const TaskHead& head, const BackboneContext& context);
+
+/// The checkpoint in `directory`, by the architecture its config.json's model_type names.
+Backbone load_checkpoint(const std::string& directory, const TaskHead& head);
+/// The architecture and tokenizer of the checkpoint in `directory`, with random weights: the baseline
+/// that shows what its pre-training buys.
+Backbone load_checkpoint_randomly_initialised(const std::string& directory, const TaskHead& head);
 
 /// The recipe fingerprint of a named backbone the suite builds itself; "" for every other model.
 std::string backbone_fingerprint(const std::string& model);

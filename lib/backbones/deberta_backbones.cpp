@@ -53,6 +53,16 @@ Backbone load_deberta_backbone(const std::string& directory, const TaskHead& hea
   return backbone;
 }
 
+Backbone random_deberta_like(const std::string& directory, const TaskHead& head) {
+  Backbone backbone;
+  auto tokenizer = load_tokenizer(directory);
+  auto options = load_deberta_v2_config((fs::path(directory) / kConfigFileName).string());
+  backbone.processor = {tokenizer, deberta_max_length(options)};
+  backbone.model = deberta_task_model(options, head);
+  backbone.description = "architecture and tokenizer of " + directory + ", randomly initialised";
+  return backbone;
+}
+
 Backbone random_deberta(DebertaV2Options shape, const std::string& what, const TaskHead& head,
                         const BackboneContext& context) {
   const fs::path tokenizer_dir = fs::path(context.data_root) / "tokenizers" / "roberta-base";
@@ -71,7 +81,7 @@ Backbone random_deberta(DebertaV2Options shape, const std::string& what, const T
 }
 
 [[maybe_unused]] const bool registered =
-    register_architecture({"deberta-v2", load_deberta_backbone}) &&
+    register_architecture({"deberta-v2", load_deberta_backbone, random_deberta_like}) &&
     register_backbone(
         {"deberta-v3-base",
          "the pre-trained microsoft/deberta-v3-base checkpoint in $CAPABOOST_CHECKPOINTS/deberta-v3-base",

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "backbones/backbone_registry.h"
-#include "backbones/roberta_backbones.h"
 #include "pretrain/backbone_builder.h"
 #include "pretrain/backbone_recipes.h"
 #include "util/sha256.h"
@@ -27,7 +26,7 @@ bool register_offline(const std::string& profile) {
   const bool pretrained = register_backbone(
       {profile, "the suite's offline pre-trained '" + profile + "' encoder (built on first use, cached)",
        [profile](const TaskHead& head, const BackboneContext&) {
-         Backbone backbone = load_roberta_backbone(offline_directory(profile), head);
+         Backbone backbone = load_checkpoint(offline_directory(profile), head);
          backbone.description = "offline pre-trained '" + profile + "' encoder " + backbone.description;
          return backbone;
        },
@@ -36,7 +35,7 @@ bool register_offline(const std::string& profile) {
   const bool random = register_backbone(
       {profile + kRandomSuffix, "the '" + profile + "' encoder's architecture and tokenizer, random weights",
        [profile](const TaskHead& head, const BackboneContext&) {
-         Backbone backbone = random_roberta_like(offline_directory(profile), head);
+         Backbone backbone = load_checkpoint_randomly_initialised(offline_directory(profile), head);
          backbone.description = "offline '" + profile + "' encoder: " + backbone.description;
          return backbone;
        },

@@ -9,7 +9,6 @@
 #include <filesystem>
 
 #include "backbones/backbone_registry.h"
-#include "backbones/roberta_backbones.h"
 #include "models/roberta_pretrained.h"
 #include "tokenizers/tokenizer_loader.h"
 
@@ -25,55 +24,9 @@ RobertaForSequenceClassification roberta_classifier(RobertaOptions options, cons
   return RobertaForSequenceClassification(options);
 }
 
-std::shared_ptr<Tokenizer> roberta_base_tokenizer(const BackboneContext& context) {
-  const fs::path dir = fs::path(context.data_root) / "tokenizers" / "roberta-base";
-  TORCH_CHECK(fs::exists(dir / "vocab.json") && fs::exists(dir / "merges.txt"),
-              "backbone: roberta-base's tokenizer files (vocab.json, merges.txt) are not in ", dir.string(),
-              "; set CAPABOOST_DATA_DIR (or --data-root) to a folder with tokenizers/roberta-base/");
-  return load_tokenizer(dir.string());
-}
-
-Backbone random_roberta(const RobertaOptions& shape, const std::string& what, const TaskHead& head,
-                        const BackboneContext& context) {
-  Backbone backbone;
-  backbone.processor = {roberta_base_tokenizer(context), 0};
-  auto options = shape;
-  options.vocab_size(backbone.processor.tokenizer->vocab_size());
-  auto model = roberta_classifier(options, head);
-  backbone.processor.max_length = roberta_max_length(model->options);
-  backbone.model = model.ptr();
-  backbone.description = what + ", randomly initialised, roberta-base tokenizer";
-  return backbone;
-}
-
-[[maybe_unused]] const bool registered =
-    register_architecture({"roberta", load_roberta_backbone}) &&
-    register_backbone({"roberta-base", "the pre-trained roberta-base checkpoint in $CAPABOOST_CHECKPOINTS/roberta-base",
-                       [](const TaskHead& head, const BackboneContext&) {
-                         return load_roberta_backbone(
-                             downloaded_checkpoint("roberta-base", "roberta-base", {"config.json", "model.safetensors", "vocab.json",
-                                                                    "merges.txt"}),
-                             head);
-                       }}) &&
-    register_backbone({"roberta-base-random", "RoBERTa-base's shape (12×768), random weights",
-                       [](const TaskHead& head, const BackboneContext& context) {
-                         return random_roberta(RobertaOptions(), "RoBERTa-base shape (12×768)", head, context);
-                       }}) &&
-    register_backbone({"tiny-random", "a 2-layer, 32-wide RoBERTa with random weights (tests)",
-                       [](const TaskHead& head, const BackboneContext& context) {
-                         return random_roberta(RobertaOptions()
-                                                   .hidden_size(32)
-                                                   .num_hidden_layers(2)
-                                                   .num_attention_heads(4)
-                                                   .intermediate_size(64)
-                                                   .max_position_embeddings(130),
-                                               "tiny RoBERTa (2×32)", head, context);
-                       }});
-
-}  // namespace
-
+// The longest token sequence a RoBERTa of `options` embeds: position ids start after the padding id
+// (models/roberta_layers.h).
 int64_t roberta_max_length(const RobertaOptions& options) {
-  // Position ids start after the padding id (models/roberta_layers.h).
   return options.max_position_embeddings() - options.pad_token_id() - 1;
 }
 
@@ -100,4 +53,50 @@ Backbone random_roberta_like(const std::string& directory, const TaskHead& head)
   return backbone;
 }
 
+std::shared_ptr<Tokenizer> roberta_base_tokenizer(const BackboneContext& context) {
+  const fs::path dir = fs::path(context.data_root) / "tokenizers" / "roberta-base";
+  TORCH_CHECK(fs::exists(dir / "vocab.json") && fs::exists(dir / "merges.txt"),
+              "backbone: roberta-base's tokenizer files (vocab.json, merges.txt) are not in ", dir.string(),
+              "; set CAPABOOST_DATA_DIR (or --data-root) to a folder with tokenizers/roberta-base/");
+  return load_tokenizer(dir.string());
+}
+
+Backbone random_roberta(const RobertaOptions& shape, const std::string& what, const TaskHead& head,
+                        const BackboneContext& context) {
+  Backbone backbone;
+  backbone.processor = {roberta_base_tokenizer(context), 0};
+  auto options = shape;
+  options.vocab_size(backbone.processor.tokenizer->vocab_size());
+  auto model = roberta_classifier(options, head);
+  backbone.processor.max_length = roberta_max_length(model->options);
+  backbone.model = model.ptr();
+  backbone.description = what + ", randomly initialised, roberta-base tokenizer";
+  return backbone;
+}
+
+[[maybe_unused]] const bool registered =
+    register_architecture({"roberta", load_roberta_backbone, random_roberta_like}) &&
+    register_backbone({"roberta-base", "the pre-trained roberta-base checkpoint in $CAPABOOST_CHECKPOINTS/roberta-base",
+                       [](const TaskHead& head, const BackboneContext&) {
+                         return load_roberta_backbone(
+                             downloaded_checkpoint("roberta-base", "roberta-base", {"config.json", "model.safetensors", "vocab.json",
+                                                                    "merges.txt"}),
+                             head);
+                       }}) &&
+    register_backbone({"roberta-base-random", "RoBERTa-base's shape (12×768), random weights",
+                       [](const TaskHead& head, const BackboneContext& context) {
+                         return random_roberta(RobertaOptions(), "RoBERTa-base shape (12×768)", head, context);
+                       }}) &&
+    register_backbone({"tiny-random", "a 2-layer, 32-wide RoBERTa with random weights (tests)",
+                       [](const TaskHead& head, const BackboneContext& context) {
+                         return random_roberta(RobertaOptions()
+                                                   .hidden_size(32)
+                                                   .num_hidden_layers(2)
+                                                   .num_attention_heads(4)
+                                                   .intermediate_size(64)
+                                                   .max_position_embeddings(130),
+                                               "tiny RoBERTa (2×32)", head, context);
+                       }});
+
+}  // namespace
 }  // namespace capaboost

@@ -15,7 +15,7 @@ StateDictLoadOptions deberta_v2_load_options(const std::vector<std::string>& hea
   return StateDictLoadOptions()
       .base_prefix("deberta.")
       .ignore({R"((.+\.)?embeddings\.position_ids)"})
-      .allow_unexpected({R"(lm_predictions\..*)", R"(mask_predictions\..*)", R"(pooler\..*)", R"(classifier\..*)",
+      .allow_unexpected({R"(cls\..*)", R"(lm_predictions\..*)", R"(mask_predictions\..*)", R"(pooler\..*)", R"(classifier\..*)",
                          R"(qa_outputs\..*)"})
       .allow_missing(missing_ok);
 }
@@ -41,6 +41,16 @@ Pretrained<DebertaV2ForQuestionAnswering> load_deberta_v2_for_question_answering
   return {model, std::move(report)};
 }
 
+Pretrained<DebertaV2ForMaskedLM> load_deberta_v2_for_masked_lm(const std::string& dir) {
+  DebertaV2ForMaskedLM model(load_deberta_v2_config(config_file(dir)));
+  const auto options = StateDictLoadOptions()
+                           .base_prefix("deberta.")
+                           .ignore({R"((.+\.)?embeddings\.position_ids)", R"(cls\.predictions\.decoder\.(weight|bias))"})
+                           .allow_unexpected({R"(pooler\..*)", R"(classifier\..*)", R"(qa_outputs\..*)"});
+  auto report = load_state_dict(*model, open_weights(dir), options);
+  return {model, std::move(report)};
+}
+
 Pretrained<DebertaV2Model> load_deberta_v2_model(const std::string& dir) {
   DebertaV2Model model(load_deberta_v2_config(config_file(dir)));
   auto report = load_state_dict(*model, open_weights(dir), deberta_v2_load_options({}));
@@ -50,6 +60,10 @@ Pretrained<DebertaV2Model> load_deberta_v2_model(const std::string& dir) {
 void save_pretrained(DebertaV2ForSequenceClassificationImpl& model, const std::string& dir, bool include_tuners) {
   save_model_directory(model, deberta_v2_config_json(model.options, "DebertaV2ForSequenceClassification"), dir,
                        include_tuners);
+}
+
+void save_pretrained(DebertaV2ForMaskedLMImpl& model, const std::string& dir, bool include_tuners) {
+  save_model_directory(model, deberta_v2_config_json(model.options, "DebertaV2ForMaskedLM"), dir, include_tuners);
 }
 
 void save_pretrained(DebertaV2ModelImpl& model, const std::string& dir, bool include_tuners) {

@@ -1,5 +1,7 @@
 #include "models/roberta_for_masked_lm.h"
 
+#include "models/roberta_pretrained.h"
+
 namespace capaboost {
 
 RobertaLMHeadImpl::RobertaLMHeadImpl(const RobertaOptions& options, torch::nn::Embedding word_embeddings)
@@ -30,22 +32,9 @@ RobertaForMaskedLMImpl::RobertaForMaskedLMImpl(const RobertaOptions& options_) :
 
 MaskedLMOutput RobertaForMaskedLMImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& labels,
                                                const torch::Tensor& attention_mask) {
-  TORCH_CHECK(labels.sizes() == input_ids.sizes(), "RobertaForMaskedLM: labels ", labels.sizes(),
-              " must have the shape of input_ids ", input_ids.sizes());
-  auto hidden = roberta->forward(input_ids, attention_mask).last_hidden_state;  // (B, T, C)
-  const auto flat_labels = labels.reshape({-1});                                // (B·T)
-  const auto positions = (flat_labels != kIgnoreLabel).nonzero().squeeze(1);    // (N)
-  TORCH_CHECK(
-      positions.numel() > 0,
-      "RobertaForMaskedLM: no position has an MLM target (every label is -100); mask at least one token");
-  // Gathering before the head skips the (B·T − N) × V logits nobody reads: with 15% masking the
-  // vocabulary projection costs ~1/7 of the full one.
-  const auto selected = hidden.reshape({-1, hidden.size(-1)}).index_select(0, positions);  // (N, C)
-  MaskedLMOutput out;
-  out.labels = flat_labels.index_select(0, positions);  // (N)
-  out.logits = lm_head->forward(selected);              // (N, V)
-  out.loss = torch::nn::functional::cross_entropy(out.logits, out.labels);
-  return out;
+  const auto hidden = roberta->forward(input_ids, attention_mask).last_hidden_state;  // (B, T, C)
+  return masked_lm_output(
+      hidden, labels, [this](const torch::Tensor& rows) { return lm_head->forward(rows); }, "RobertaForMaskedLM");
 }
 
 torch::Tensor RobertaForMaskedLMImpl::full_logits(const torch::Tensor& input_ids,
@@ -53,10 +42,6 @@ torch::Tensor RobertaForMaskedLMImpl::full_logits(const torch::Tensor& input_ids
   return lm_head->forward(roberta->forward(input_ids, attention_mask).last_hidden_state);  // (B, T, V)
 }
 
-torch::Tensor masked_lm_loss(const torch::Tensor& logits, const torch::Tensor& labels) {
-  return torch::nn::functional::cross_entropy(
-      logits.reshape({-1, logits.size(-1)}), labels.reshape({-1}),
-      torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kIgnoreLabel));
-}
+void RobertaForMaskedLMImpl::save_pretrained_directory(const std::string& dir) { save_pretrained(*this, dir); }
 
 }  // namespace capaboost

@@ -12,14 +12,12 @@
 
 #include <torch/torch.h>
 
+#include "models/masked_lm.h"
 #include "models/roberta.h"
 #include "models/roberta_config.h"
 #include "sites/tunable_linear.h"
 
 namespace capaboost {
-
-/// The label value that marks a position without an MLM target (PyTorch's ignore_index default).
-inline constexpr int64_t kIgnoreLabel = -100;
 
 /// dense → GELU → layer_norm → decoder (tied to the word embeddings) + bias.
 class RobertaLMHeadImpl : public torch::nn::Module {
@@ -42,25 +40,22 @@ class RobertaLMHeadImpl : public torch::nn::Module {
 };
 TORCH_MODULE(RobertaLMHead);
 
-/// What the MLM forward returns.
-struct MaskedLMOutput {
-  torch::Tensor loss;    ///< scalar mean cross-entropy over the target positions
-  torch::Tensor logits;  ///< (N, V): logits of the N target positions only, in row-major (b, t) order
-  torch::Tensor labels;  ///< (N): their targets
-};
-
 /// The encoder without pooler ("roberta") and the LM head ("lm_head").
-class RobertaForMaskedLMImpl : public torch::nn::Module {
+class RobertaForMaskedLMImpl : public MaskedLMImpl {
  public:
   explicit RobertaForMaskedLMImpl(const RobertaOptions& options);
 
-  /// The MLM objective. input_ids: (B, T) with masking applied; labels: (B, T), the original id at the
-  /// target positions and kIgnoreLabel elsewhere; attention_mask as RobertaModel (undefined = all 1).
-  /// The vocabulary projection (the largest matrix) runs on the N target rows only, which is equal to
-  /// transformers' full-sequence logits followed by cross-entropy with ignore_index = -100. Fails when no
-  /// position has a target (transformers would return NaN).
+  /// The MLM objective (MaskedLMImpl::forward); the vocabulary projection runs on the target rows only.
   MaskedLMOutput forward(const torch::Tensor& input_ids, const torch::Tensor& labels,
-                         const torch::Tensor& attention_mask = {});
+                         const torch::Tensor& attention_mask = {}) override;
+  /// max_position_embeddings minus the padding offset (positions start at pad_token_id + 1).
+  int64_t max_length() const override {
+    return options.max_position_embeddings() - options.pad_token_id() - 1;
+  }
+  torch::nn::Embedding& word_embeddings() override { return roberta->embeddings->word_embeddings; }
+  double initializer_range() const override { return options.initializer_range(); }
+  /// save_pretrained(*this, dir) of models/roberta_pretrained.h.
+  void save_pretrained_directory(const std::string& dir) override;
 
   /// transformers' MaskedLMOutput.logits: (B, T, V) at every position (for inspection and tests).
   torch::Tensor full_logits(const torch::Tensor& input_ids, const torch::Tensor& attention_mask = {});
@@ -70,9 +65,5 @@ class RobertaForMaskedLMImpl : public torch::nn::Module {
   RobertaLMHead lm_head{nullptr};
 };
 TORCH_MODULE(RobertaForMaskedLM);
-
-/// transformers' MLM loss: cross-entropy of logits (…, V) against labels (…), positions labelled
-/// kIgnoreLabel excluded from the mean.
-torch::Tensor masked_lm_loss(const torch::Tensor& logits, const torch::Tensor& labels);
 
 }  // namespace capaboost

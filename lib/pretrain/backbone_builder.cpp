@@ -12,7 +12,7 @@
 
 #include "util/atomic_file.h"
 #include "util/sha256.h"
-#include "models/roberta_pretrained.h"
+#include "models/pretrained_directory.h"
 #include "pretrain/backbone_recipes.h"
 #include "pretrain/corpus_stages.h"
 
@@ -29,7 +29,7 @@ fs::path backbones_dir(const BackboneEnvironment& env) { return fs::path(env.cac
 // The corpus directory depends on the corpus options only; the corpus stage decides about reuse.
 fs::path corpus_dir(const BackboneRecipe& recipe, const BackboneEnvironment& env) {
   return fs::path(env.cache_root) / "corpus" /
-         fmt::format("{}-{}", recipe.profile, short_key(sha256_hex(recipe.corpus_options.dump())));
+         fmt::format("{}-{}", recipe.corpus_name.empty() ? recipe.profile : recipe.corpus_name, short_key(sha256_hex(recipe.corpus_options.dump())));
 }
 
 std::string backbone_key(const BackboneRecipe& recipe, const CorpusText& corpus) {
@@ -66,8 +66,8 @@ void remove_abandoned_builds(const fs::path& parent, const std::string& name) {
 }
 
 // Copies `vectors` (V, C) into the rows of `embeddings` they cover (non-zero rows), rescaled so that
-// their standard deviation is the random initialisation's: the embedding LayerNorm then sees word and
-// position embeddings in the same proportion as in a randomly initialised RoBERTa.
+// their standard deviation is the random initialisation's: the embedding LayerNorm then sees word (and,
+// in RoBERTa, position) embeddings in the same proportion as in a randomly initialised model.
 void start_word_embeddings_from(torch::nn::EmbeddingImpl& embeddings, const torch::Tensor& vectors,
                                 double initializer_range) {
   torch::NoGradGuard no_grad;
@@ -109,15 +109,15 @@ void build_into(const fs::path& tmp, const BackboneRecipe& recipe, const Backbon
 
   // Seeding before construction makes the initial weights part of what the seed fixes.
   torch::manual_seed(recipe.pretrain.seed());
-  RobertaForMaskedLM model(recipe.model_options(tokenizer->vocab_size(), tokenizer->pad_id()));
+  const auto model = make_masked_lm(recipe.model_options(tokenizer->vocab_size(), tokenizer->pad_id()));
   double embedding_seconds = 0.0;
   if (recipe.embedding_init) {
     say(recipe, "word vectors from co-occurrence statistics (PPMI-SVD)");
     const auto embedding_start = std::chrono::steady_clock::now();
-    start_word_embeddings_from(*model->roberta->embeddings->word_embeddings,
+    start_word_embeddings_from(*model->word_embeddings(),
                                distributional_embeddings(train.ids, tokenizer->vocab_size(),
                                                          tokenizer->special_ids(), *recipe.embedding_init),
-                               model->options.initializer_range());
+                               model->initializer_range());
     embedding_seconds = seconds_since(embedding_start);
   }
   const MlmMasker masker(
@@ -127,7 +127,7 @@ void build_into(const fs::path& tmp, const BackboneRecipe& recipe, const Backbon
   const auto result = pretrain_mlm(*model, train, heldout, masker,
                                    MlmPretrainOptions(recipe.pretrain).label("backbone " + recipe.profile));
   model->eval();
-  save_pretrained(*model, tmp.string());
+  model->save_pretrained_directory(tmp.string());
 
   int64_t parameters = 0;
   for (const auto& p : model->parameters()) parameters += p.numel();
@@ -201,17 +201,14 @@ BackboneEnvironment BackboneEnvironment::at(const std::string& cache_root) {
   return {cache_root, (fs::path(cache_root) / "npm").string()};
 }
 
-RobertaOptions BackboneRecipe::model_options(int64_t vocab_size, int64_t pad_id) const {
-  return RobertaOptions(model)
-      .vocab_size(vocab_size)
-      .pad_token_id(pad_id)
-      .max_position_embeddings(train_blocks.block_size() + 2);
+EncoderShape BackboneRecipe::model_options(int64_t vocab_size, int64_t pad_id) const {
+  return sized_encoder(model, vocab_size, pad_id, train_blocks.block_size());
 }
 
 nlohmann::json BackboneRecipe::key_material(const std::string& manifest_sha256) const {
   // The model config without the tokenizer-derived fields (vocab, padding id), which the tokenizer
   // options and corpus already determine.
-  auto model_json = roberta_config_json(model_options(0, 0), "RobertaForMaskedLM");
+  auto model_json = encoder_config_json(model_options(0, 0));
   model_json.erase("vocab_size");
   model_json.erase("pad_token_id");
   return {{"code_version", kBackboneCodeVersion},

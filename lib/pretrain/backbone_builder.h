@@ -3,7 +3,7 @@
 // a Hugging Face model directory (config.json, model.safetensors, the tokenizer files, pretrain.json).
 //
 //   auto dir = ensure_backbone("mini");   // builds on the first call, a cache hit afterwards
-//   auto [model, report] = load_roberta_for_sequence_classification(dir, 2);
+//   auto backbone = load_checkpoint(dir, head);   // RoBERTa or DeBERTa-v2 layout, by config.json
 //
 // The directory is <cache>/backbones/<profile>-<key12>, key = SHA-256 of everything the weights depend
 // on (corpus manifest digest, tokenizer options, model config, block and pre-training options, seed,
@@ -17,8 +17,8 @@
 #include <optional>
 #include <string>
 
-#include "models/roberta_config.h"
 #include "pretrain/distributional_embeddings.h"
+#include "pretrain/encoder_shape.h"
 #include "pretrain/mlm_pretrainer.h"
 #include "pretrain/text_blocks.h"
 #include "tokenizers/tokenizer.h"
@@ -63,15 +63,18 @@ struct BackboneStages {
 
 /// Everything that fixes a backbone's weights.
 struct BackboneRecipe {
-  /// Name used in the directory name ("mini", "smoke").
+  /// Name used in the directory name ("mini", "mini-deberta", "smoke").
   std::string profile;
+  /// Names the corpus directory (<cache>/corpus/<corpus_name>-<hash of corpus_options>), so recipes
+  /// with the same corpus options share one corpus; empty = `profile`.
+  std::string corpus_name;
   /// Options of the corpus stage as canonical JSON (key and corpus directory name).
   nlohmann::json corpus_options = nlohmann::json::object();
   /// Options of the tokenizer stage as canonical JSON.
   nlohmann::json tokenizer_options = nlohmann::json::object();
-  /// The encoder's shape and regularisation; vocab_size and pad_token_id come from the trained tokenizer,
-  /// max_position_embeddings from the block size (+ 2, RoBERTa's padding offset).
-  RobertaOptions model;
+  /// The encoder's architecture, shape and regularisation; vocab_size and pad_token_id come from the
+  /// trained tokenizer, max_position_embeddings from the block size (sized_encoder).
+  EncoderShape model = RobertaOptions();
   TextBlockOptions train_blocks;
   /// Held-out blocks encoded (block_size is train_blocks'; max_blocks bounds the evaluation cost).
   int64_t heldout_max_blocks = 0;
@@ -82,7 +85,7 @@ struct BackboneRecipe {
   MlmPretrainOptions pretrain;
 
   /// The model options actually built for a tokenizer of `vocab_size` ids padded with `pad_id`.
-  RobertaOptions model_options(int64_t vocab_size, int64_t pad_id) const;
+  EncoderShape model_options(int64_t vocab_size, int64_t pad_id) const;
   /// Everything hashed into the cache key, given the corpus manifest digest.
   nlohmann::json key_material(const std::string& manifest_sha256) const;
 };

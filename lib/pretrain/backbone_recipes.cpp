@@ -40,6 +40,7 @@ nlohmann::json sentencepiece_options(int64_t vocab_size) {
 BackboneRecipe mini() {
   BackboneRecipe recipe;
   recipe.profile = "mini";
+  recipe.corpus_name = "mini";
   recipe.corpus_options = corpus_options(0);
   recipe.tokenizer_options = sentencepiece_options(8000);
   recipe.model =
@@ -54,6 +55,23 @@ BackboneRecipe mini() {
                         .warmup_ratio(0.06)
                         .eval_every(400)
                         .eval_max_blocks(256);
+  return recipe;
+}
+
+// mini's corpus, tokenizer, data and schedule with the encoder in DeBERTa-v2 layout, for Table 3 (the
+// paper's DeBERTaV3-base): disentangled attention over relative positions (64 log buckets, shared
+// key/query projections, LayerNorm'd relative embeddings), no absolute positions, as DeBERTaV3. Same
+// width and depth as mini (the relative-position terms add one (128, C) embedding and nothing per layer).
+// PILOT
+BackboneRecipe mini_deberta() {
+  BackboneRecipe recipe = mini();
+  recipe.profile = "mini-deberta";
+  recipe.model = DebertaV2Options()
+                     .hidden_size(128)
+                     .num_hidden_layers(4)
+                     .num_attention_heads(4)
+                     .intermediate_size(512)
+                     .position_buckets(64);
   return recipe;
 }
 
@@ -81,10 +99,11 @@ BackboneRecipe smoke() {
 
 }  // namespace
 
-std::vector<std::string> backbone_profiles() { return {"mini", "smoke"}; }
+std::vector<std::string> backbone_profiles() { return {"mini", "mini-deberta", "smoke"}; }
 
 BackboneRecipe backbone_recipe(const std::string& profile) {
   if (profile == "mini") return mini();
+  if (profile == "mini-deberta") return mini_deberta();
   TORCH_CHECK(profile == "smoke", "backbone profile '", profile,
               "' is unknown; known profiles: ", fmt::format("{}", fmt::join(backbone_profiles(), ", ")));
   return smoke();

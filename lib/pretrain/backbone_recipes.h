@@ -10,7 +10,7 @@
 
 namespace capaboost {
 
-/// The recipe of `profile` ("mini" or "smoke"); throws listing the known names otherwise.
+/// The recipe of `profile` ("mini", "mini-deberta" or "smoke"); throws listing the known names otherwise.
 BackboneRecipe backbone_recipe(const std::string& profile);
 
 /// Names backbone_recipe accepts.

@@ -2,7 +2,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
-#include "models/roberta_for_masked_lm.h"
+#include "models/masked_lm.h"
 
 namespace capaboost {
 

@@ -62,7 +62,7 @@ struct HeldoutScore {
   int64_t targets = 0;
 };
 
-HeldoutScore evaluate(RobertaForMaskedLMImpl& model, const torch::Tensor& blocks, const MlmMasker& masker,
+HeldoutScore evaluate(MaskedLMImpl& model, const torch::Tensor& blocks, const MlmMasker& masker,
                       int64_t batch_size, int64_t baseline_token) {
   torch::NoGradGuard no_grad;
   const bool was_training = model.is_training();
@@ -149,7 +149,7 @@ nlohmann::json MlmPretrainResult::to_json() const {
           {"tokens_per_second", tokens_per_second}};
 }
 
-MlmPretrainResult pretrain_mlm(RobertaForMaskedLMImpl& model, const TextBlocks& train,
+MlmPretrainResult pretrain_mlm(MaskedLMImpl& model, const TextBlocks& train,
                                const TextBlocks& heldout, const MlmMasker& masker,
                                const MlmPretrainOptions& options) {
   TORCH_CHECK(options.steps() > 0 && options.batch_size() > 0,
@@ -157,11 +157,9 @@ MlmPretrainResult pretrain_mlm(RobertaForMaskedLMImpl& model, const TextBlocks& 
               options.batch_size());
   TORCH_CHECK(train.ids.defined() && train.ids.size(0) > 0, "MLM pre-training: no training blocks");
   TORCH_CHECK(heldout.ids.defined() && heldout.ids.size(0) > 0, "MLM pre-training: no held-out blocks");
-  TORCH_CHECK(train.ids.size(1) + 2 <= model.options.max_position_embeddings(),
-              "MLM pre-training: blocks of ", train.ids.size(1),
-              " ids need max_position_embeddings >= ", train.ids.size(1) + 2,
-              " (RoBERTa's positions start after the padding index), the model has ",
-              model.options.max_position_embeddings());
+  TORCH_CHECK(train.ids.size(1) <= model.max_length(), "MLM pre-training: blocks of ", train.ids.size(1),
+              " ids are longer than the model's longest input (", model.max_length(),
+              " tokens); raise max_position_embeddings or shorten the blocks");
   const auto start = std::chrono::steady_clock::now();
   const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();

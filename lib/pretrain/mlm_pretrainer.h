@@ -1,5 +1,5 @@
 #pragma once
-// Masked-language-model pre-training of RobertaForMaskedLM on packed text blocks: AdamW with
+// Masked-language-model pre-training of any MaskedLMImpl (RoBERTa or DeBERTa-v2 layout) on packed text blocks: AdamW with
 // Hugging Face's decay groups, linear warm-up/decay, gradient clipping, dynamic masking, and a held-out
 // MLM loss/accuracy at regular steps next to the unigram baseline (always predicting the most frequent
 // training token), which any useful model must beat.
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "models/roberta_for_masked_lm.h"
+#include "models/masked_lm.h"
 #include "pretrain/mlm_masking.h"
 #include "pretrain/text_blocks.h"
 
@@ -84,7 +84,7 @@ struct MlmPretrainResult {
 /// in a fresh seeded permutation per epoch; step s is masked with `masking` at tag s; the held-out
 /// blocks get the same masks at every evaluation. Deterministic for a fixed thread count. Throws, naming
 /// the step and learning rate, when the training loss becomes NaN or infinite.
-MlmPretrainResult pretrain_mlm(RobertaForMaskedLMImpl& model, const TextBlocks& train,
+MlmPretrainResult pretrain_mlm(MaskedLMImpl& model, const TextBlocks& train,
                                const TextBlocks& heldout, const MlmMasker& masker,
                                const MlmPretrainOptions& options);
 

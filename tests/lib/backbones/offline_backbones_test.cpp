@@ -13,6 +13,10 @@ TEST_CASE("the suite's own encoders are identified by their recipe in run keys, 
   CHECK(backbone_fingerprint("mini-random") == backbone_fingerprint("mini"));
   CHECK(backbone_fingerprint("smoke") != backbone_fingerprint("mini"));
   CHECK(backbone_fingerprint("smoke-random") == backbone_fingerprint("smoke"));
+  // mini-deberta shares mini's corpus and tokenizer but not its architecture.
+  CHECK(backbone_fingerprint("mini-deberta") != backbone_fingerprint("mini"));
+  CHECK(backbone_fingerprint("mini-deberta-random") == backbone_fingerprint("mini-deberta"));
+  CHECK(offline_backbone_profile("mini-deberta-random") == "mini-deberta");
   CHECK(backbone_fingerprint("tiny-random").empty());
   CHECK(backbone_fingerprint("roberta-base").empty());
   CHECK(backbone_fingerprint("-random").empty());

@@ -6,6 +6,8 @@
 
 #include "lib/pretrain/pretrain_fixture.h"
 #include "lib/tokenizers/tiny_bpe_dir.h"
+#include "backbones/backbone_registry.h"
+#include "models/deberta_v2_pretrained.h"
 #include "models/roberta_pretrained.h"
 #include "pretrain/distributional_embeddings.h"
 #include "pretrain/backbone_recipes.h"
@@ -126,7 +128,7 @@ TEST_CASE("A backbone with embedding_init starts from the distributional word ve
   const auto saved = weight.index({covered}), expected = vectors.index({covered});
   const auto cosine = (saved * expected).sum(1) / (saved.norm(2, 1) * expected.norm(2, 1));
   CHECK(cosine.min().item<double>() > 0.999);
-  CHECK(saved.std().item<double>() == Approx(recipe.model.initializer_range()).epsilon(0.01));
+  CHECK(saved.std().item<double>() == Approx(std::get<RobertaOptions>(recipe.model).initializer_range()).epsilon(0.01));
 }
 
 TEST_CASE("A failed backbone build leaves nothing that looks complete", "[pretrain][backbone]") {
@@ -139,12 +141,66 @@ TEST_CASE("A failed backbone build leaves nothing that looks complete", "[pretra
   CHECK_FALSE(find_backbone(tiny_recipe(), fixture.stages(), env).has_value());
 }
 
-TEST_CASE("Backbone recipes exist for mini and smoke only", "[pretrain][backbone]") {
+TEST_CASE("A backbone in DeBERTa-v2 layout is an MLM checkpoint and a fine-tunable encoder", "[pretrain][backbone][deberta]") {
+  TempDir cache;
+  FixtureStages fixture;
+  const auto env = BackboneEnvironment::at(cache.path().string());
+  auto recipe = tiny_recipe();
+  recipe.model = DebertaV2Options().hidden_size(16).num_hidden_layers(1).num_attention_heads(2).intermediate_size(32).position_buckets(8);
+  recipe.embedding_init = DistributionalEmbeddingOptions(16).window(2);
+  // Another architecture is another backbone, even with every other field equal.
+  CHECK(recipe.key_material("x") != tiny_recipe().key_material("x"));
+  const auto dir = ensure_backbone(recipe, fixture.stages(), env);
+
+  const auto config = nlohmann::json::parse(std::ifstream(fs::path(dir) / "config.json"));
+  CHECK(config["model_type"] == "deberta-v2");
+  CHECK(config["architectures"][0] == "DebertaV2ForMaskedLM");
+  CHECK(config["max_position_embeddings"] == 32);  // the block size: relative positions need no offset
+  const auto record = nlohmann::json::parse(std::ifstream(fs::path(dir) / "pretrain.json"));
+  CHECK(record["key_material"]["model"]["model_type"] == "deberta-v2");
+  CHECK(record["pretrain"]["steps"] == 4);
+
+  auto [mlm, report] = load_deberta_v2_for_masked_lm(dir);
+  CHECK(report.missing.empty());
+  CHECK(report.unexpected.empty());
+  CHECK(mlm->options.hidden_size() == 16);
+  // The registry reads the layout from config.json: pre-trained and randomly initialised.
+  const TaskHead head{TaskHead::Kind::kSequenceClassification, 2};
+  const auto pretrained = load_checkpoint(dir, head);
+  CHECK(pretrained.pretrained);
+  auto* classifier = dynamic_cast<DebertaV2ForSequenceClassificationImpl*>(pretrained.model.get());
+  REQUIRE(classifier != nullptr);
+  CHECK(torch::equal(classifier->deberta->embeddings->word_embeddings->weight,
+                     mlm->deberta->embeddings->word_embeddings->weight));
+  CHECK(pretrained.processor.max_length == 32);
+  torch::manual_seed(0);
+  const auto random = load_checkpoint_randomly_initialised(dir, head);
+  CHECK_FALSE(random.pretrained);
+  auto* random_classifier = dynamic_cast<DebertaV2ForSequenceClassificationImpl*>(random.model.get());
+  REQUIRE(random_classifier != nullptr);
+  CHECK_FALSE(torch::equal(random_classifier->deberta->embeddings->word_embeddings->weight,
+                           mlm->deberta->embeddings->word_embeddings->weight));
+}
+
+TEST_CASE("Backbone recipes exist for mini, mini-deberta and smoke only", "[pretrain][backbone]") {
   const auto mini = backbone_recipe("mini");
   CHECK(mini.tokenizer_options["vocab_size"] == 8000);
-  CHECK(mini.model_options(8000, 1).max_position_embeddings() == mini.train_blocks.block_size() + 2);
+  CHECK(std::get<RobertaOptions>(mini.model_options(8000, 1)).max_position_embeddings() ==
+        mini.train_blocks.block_size() + 2);
   CHECK(backbone_recipe("smoke").pretrain.steps() < mini.pretrain.steps());
-  CHECK_THROWS_WITH(backbone_recipe("huge"), Catch::Contains("known profiles: mini, smoke"));
+  CHECK_THROWS_WITH(backbone_recipe("huge"), Catch::Contains("known profiles: mini, mini-deberta, smoke"));
   // The key changes with the corpus.
   CHECK(mini.key_material("a") != mini.key_material("b"));
+
+  // mini-deberta: mini's corpus (one corpus directory for both), tokenizer and width, in DeBERTa-v2 layout.
+  const auto deberta = backbone_recipe("mini-deberta");
+  CHECK(deberta.corpus_name == mini.corpus_name);
+  CHECK(deberta.corpus_options == mini.corpus_options);
+  CHECK(deberta.tokenizer_options == mini.tokenizer_options);
+  const auto shape = std::get<DebertaV2Options>(deberta.model_options(8000, 0));
+  CHECK(shape.hidden_size() == 128);
+  CHECK(shape.relative_attention());
+  CHECK_FALSE(shape.position_biased_input());
+  CHECK(shape.max_position_embeddings() == deberta.train_blocks.block_size());
+  CHECK(deberta.key_material("a") != mini.key_material("a"));
 }

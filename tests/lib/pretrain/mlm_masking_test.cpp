@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "models/roberta_for_masked_lm.h"
+#include "models/masked_lm.h"
 
 using namespace capaboost;
 

@@ -5,6 +5,7 @@
 
 #include "lib/pretrain/pretrain_fixture.h"
 #include "lib/tokenizers/tiny_bpe_dir.h"
+#include "models/roberta_for_masked_lm.h"
 #include "support/temp_dir.h"
 #include "tokenizers/byte_level_bpe_tokenizer.h"
 
