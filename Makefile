@@ -3,6 +3,7 @@
 #   make test    build and run the whole test suite (what CI runs)
 #   make run     the main job on the default offline CPU profile (PROFILE=mini)
 #   make reproduce-table-N   run and report experiments/tableN_*.yaml (PROFILE=paper|mini|smoke)
+#   make curate-table-N      copy table N's report into results/<profile>/<spec>/ (committed)
 #   make figures             every spec with a figure
 #   make bench   Google Benchmark: GEMM GFLOP/s and site-level CapaBoost vs LoRA timings
 #   make deps    install missing Debian packages (apt-get update once, then apt-get install)
@@ -81,6 +82,14 @@ reproduce-table-%: build
 	  "- keep one experiments/table$*_*.yaml (merge them, or rename the others)"; exit 2; fi; \
 	$(CAPABOOST) run $$specs --profile $(PROFILE) --results $(RESULTS) && \
 	$(CAPABOOST) report $$specs --profile $(PROFILE) --results $(RESULTS)
+
+# The committed copy a reader sees without running anything: the report of table N's recorded runs
+# rendered into results/<profile>/<spec>/ (after make reproduce-table-N on the same profile).
+curate-table-%: build
+	@spec=$$(ls experiments/table$*_*.yaml 2>/dev/null | head -1); \
+	if [ -z "$$spec" ]; then echo "no spec for table $* yet (experiments/table$*_*.yaml)"; exit 2; fi; \
+	$(CAPABOOST) report $$spec --profile $(PROFILE) --results $(RESULTS) \
+	  --out $(RESULTS)/$(PROFILE)/$$(basename $$spec .yaml)
 
 FIGURE_SPECS := $(shell grep -l '^  figure:' experiments/*.yaml 2>/dev/null)
 figures: build
