@@ -88,8 +88,12 @@ reproduce-table-%: build
 curate-table-%: build
 	@spec=$$(ls experiments/table$*_*.yaml 2>/dev/null | head -1); \
 	if [ -z "$$spec" ]; then echo "no spec for table $* yet (experiments/table$*_*.yaml)"; exit 2; fi; \
-	$(CAPABOOST) report $$spec --profile $(PROFILE) --results $(RESULTS) \
-	  --out $(RESULTS)/$(PROFILE)/$$(basename $$spec .yaml)
+	out=$(RESULTS)/$(PROFILE)/$$(basename $$spec .yaml); \
+	$(CAPABOOST) report $$spec --profile $(PROFILE) --results $(RESULTS) --out $$out && \
+	{ echo "# $$(basename $$spec .yaml), profile $(PROFILE)"; echo; \
+	  echo "Rendered $$(date -u +%F) at commit $$(git rev-parse --short HEAD 2>/dev/null || echo unknown) by"; \
+	  echo "\`make reproduce-table-$* PROFILE=$(PROFILE) && make curate-table-$* PROFILE=$(PROFILE)\`."; echo; \
+	  echo '```'; $(CAPABOOST) status $$spec --profile $(PROFILE) --results $(RESULTS); echo '```'; } > $$out/README.md
 
 FIGURE_SPECS := $(shell grep -l '^  figure:' experiments/*.yaml 2>/dev/null)
 figures: build

@@ -11,7 +11,7 @@ namespace capaboost::harness {
 Command backbone_command(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "backbone",
-      "Pre-train (or find in the cache) the offline RoBERTa encoder of a profile; prints its directory");
+      "Pre-train (or find in the cache) the offline encoder of a profile (mini, mini-deberta, smoke); prints its directory");
   struct Options {
     std::string profile = "mini";
     std::string cache;

@@ -112,6 +112,7 @@ Command status_command(CLI::App& app) {
             }
             const auto sweep = load_sweep(*options);
             int ok = 0, failed = 0, missing = 0;
+            double ok_seconds = 0.0;  // summed over the finished runs: the compute the results took
             std::set<std::string> seen;
             for (const auto& run : sweep.runs) {
               if (!seen.insert(run.key).second) continue;
@@ -120,13 +121,14 @@ Command status_command(CLI::App& app) {
                 ++missing;
               } else if (record->ok()) {
                 ++ok;
+                ok_seconds += record->wall_time_s;
               } else {
                 ++failed;
                 fmt::print("failed  {}  {}: {}\n", run.key.substr(0, 12), run.display_name(sweep.axes), record->reason);
               }
             }
-            fmt::print("{} (profile '{}'): {} ok, {} failed, {} missing\n", sweep.spec.name, options->profile, ok,
-                       failed, missing);
+            fmt::print("{} (profile '{}'): {} ok, {} failed, {} missing; the ok runs took {:.1f} min of run time\n",
+                       sweep.spec.name, options->profile, ok, failed, missing, ok_seconds / 60.0);
             // Records of this spec and profile that no planned run has: made by older code or an older
             // version of the spec. They stay on disk but are never reused.
             std::map<std::string, int> stale;  // code version → count
