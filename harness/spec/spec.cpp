@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 namespace capaboost::harness {
@@ -280,6 +281,35 @@ void check_consistency(Reader& reader, const YAML::Node& root, const Spec& spec)
   check_zip(spec.zip, root["zip"], "zip");
   for (const auto& [name, overlay] : spec.profiles) {
     if (overlay.zip) check_zip(*overlay.zip, root["profiles"][name]["zip"], "profile '" + name + "' zip");
+  }
+
+  // A sweep axis sets its parameter in every run after the row's values (plan/expansion.h), so a row
+  // value for the same parameter would never be used. A profile's `set`/`replace` override rows on
+  // purpose (rescaling a paper-scale spec) and are not counted.
+  std::map<std::string, std::string> swept;  // parameter → what sets it
+  const auto sweeps = [&](const Axes& axes, const std::string& where) {
+    for (const auto& axis : axes) swept.emplace(axis.name, where);
+  };
+  sweeps(spec.grid, "the grid");
+  sweeps(spec.zip, "the zip");
+  if (!spec.lr_grid.empty()) swept.emplace("lr", "lr_grid");
+  if (!spec.seeds.empty()) swept.emplace("seed", "seeds");
+  for (const auto& [name, overlay] : spec.profiles) {
+    const std::string where = "profile '" + name + "'";
+    sweeps(overlay.grid, where + " grid");
+    if (overlay.zip) sweeps(*overlay.zip, where + " zip");
+    if (overlay.lr_grid && !overlay.lr_grid->empty()) swept.emplace("lr", where + " lr_grid");
+    if (overlay.seeds && !overlay.seeds->empty()) swept.emplace("seed", where + " seeds");
+  }
+  for (const auto& row : spec.rows) {
+    for (const auto& [key, value] : row.parameters.items()) {
+      if (auto it = swept.find(key); it != swept.end()) {
+        reader.diagnostics().push_back(Diagnostic::at(
+            row.marks.at(key), fmt::format("row '{}' sets '{}', which {} also sets in every run, so the row's "
+                                           "value would never be used; remove it from the row or from the sweep",
+                                           row.label, key, it->second)));
+      }
+    }
   }
 }
 
