@@ -24,19 +24,13 @@ RobertaForSequenceClassification roberta_classifier(RobertaOptions options, cons
   return RobertaForSequenceClassification(options);
 }
 
-// The longest token sequence a RoBERTa of `options` embeds: position ids start after the padding id
-// (models/roberta_layers.h).
-int64_t roberta_max_length(const RobertaOptions& options) {
-  return options.max_position_embeddings() - options.pad_token_id() - 1;
-}
-
 Backbone load_roberta_backbone(const std::string& directory, const TaskHead& head) {
   TORCH_CHECK(head.kind == TaskHead::Kind::kSequenceClassification, "RoBERTa backbones have no ",
               to_string(head.kind), " head yet");
   Backbone backbone;
   auto tokenizer = load_tokenizer(directory);  // byte-level BPE or SentencePiece, by the files present
   auto loaded = load_roberta_for_sequence_classification(directory, head.num_labels);
-  backbone.processor = {tokenizer, roberta_max_length(loaded.model->options)};
+  backbone.processor = {tokenizer, loaded.model->options.max_length()};
   backbone.model = loaded.model.ptr();
   backbone.pretrained = true;
   backbone.description = "checkpoint " + directory;
@@ -47,7 +41,7 @@ Backbone random_roberta_like(const std::string& directory, const TaskHead& head)
   Backbone backbone;
   auto tokenizer = load_tokenizer(directory);
   auto model = roberta_classifier(load_roberta_config((fs::path(directory) / kConfigFileName).string()), head);
-  backbone.processor = {tokenizer, roberta_max_length(model->options)};
+  backbone.processor = {tokenizer, model->options.max_length()};
   backbone.model = model.ptr();
   backbone.description = "architecture and tokenizer of " + directory + ", randomly initialised";
   return backbone;
@@ -68,7 +62,7 @@ Backbone random_roberta(const RobertaOptions& shape, const std::string& what, co
   auto options = shape;
   options.vocab_size(backbone.processor.tokenizer->vocab_size());
   auto model = roberta_classifier(options, head);
-  backbone.processor.max_length = roberta_max_length(model->options);
+  backbone.processor.max_length = model->options.max_length();
   backbone.model = model.ptr();
   backbone.description = what + ", randomly initialised, roberta-base tokenizer";
   return backbone;

@@ -4,6 +4,32 @@
 
 namespace capaboost {
 
+PositionEmbeddingType parse_position_embedding_type(const std::string& name) {
+  if (name == "absolute") return PositionEmbeddingType::kAbsolute;
+  if (name == "relative_key") return PositionEmbeddingType::kRelativeKey;
+  if (name == "relative_key_query") return PositionEmbeddingType::kRelativeKeyQuery;
+  TORCH_CHECK(false, "unsupported position_embedding_type '", name,
+              "'; choose absolute, relative_key or relative_key_query");
+}
+
+std::string to_string(PositionEmbeddingType type) {
+  switch (type) {
+    case PositionEmbeddingType::kAbsolute:
+      return "absolute";
+    case PositionEmbeddingType::kRelativeKey:
+      return "relative_key";
+    case PositionEmbeddingType::kRelativeKeyQuery:
+      return "relative_key_query";
+  }
+  TORCH_CHECK(false, "unknown PositionEmbeddingType ", static_cast<int>(type));
+}
+
+int64_t RobertaOptions::max_length() const {
+  if (position_embedding_type() == PositionEmbeddingType::kAbsolute)
+    return max_position_embeddings() - pad_token_id() - 1;
+  return max_position_embeddings();
+}
+
 void RobertaOptions::validate(const std::string& source) const {
   const auto positive = [&](int64_t value, const char* field) {
     TORCH_CHECK(value > 0, source, ": field '", field, "' must be positive, got ", value);
@@ -41,10 +67,6 @@ RobertaOptions load_roberta_config(const std::string& path) {
     TORCH_CHECK(model_type == "roberta", path, ": field 'model_type' is '", model_type,
                 "'; this loader reads RoBERTa configs (model_type \"roberta\")");
   }
-  const auto position_type = config.optional<std::string>("position_embedding_type", "absolute");
-  TORCH_CHECK(position_type == "absolute", path, ": field 'position_embedding_type' is '", position_type,
-              "'; only absolute position embeddings (RoBERTa's) are implemented");
-
   RobertaOptions options;
   options.vocab_size(config.required<int64_t>("vocab_size"))
       .hidden_size(config.required<int64_t>("hidden_size"))
@@ -56,6 +78,8 @@ RobertaOptions load_roberta_config(const std::string& path) {
   // The fall-backs below are transformers' RobertaConfig / PretrainedConfig defaults, so a sparse
   // config means what it means to transformers.
   options.hidden_act(config.parsed("hidden_act", "gelu", parse_activation));
+  options.position_embedding_type(
+      config.parsed("position_embedding_type", "absolute", parse_position_embedding_type));
   options.hidden_dropout_prob(config.optional<double>("hidden_dropout_prob", 0.1))
       .attention_probs_dropout_prob(config.optional<double>("attention_probs_dropout_prob", 0.1))
       .layer_norm_eps(config.optional<double>("layer_norm_eps", 1e-12))
@@ -91,7 +115,7 @@ nlohmann::json roberta_config_json(const RobertaOptions& options, const std::str
       {"num_attention_heads", options.num_attention_heads()},
       {"num_hidden_layers", options.num_hidden_layers()},
       {"pad_token_id", options.pad_token_id()},
-      {"position_embedding_type", "absolute"},
+      {"position_embedding_type", to_string(options.position_embedding_type())},
       {"torch_dtype", "float32"},
       {"type_vocab_size", options.type_vocab_size()},
       {"use_cache", true},

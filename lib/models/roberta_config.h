@@ -13,6 +13,19 @@
 
 namespace capaboost {
 
+/// How attention tells positions apart: transformers' `position_embedding_type` of BERT/RoBERTa.
+enum class PositionEmbeddingType {
+  kAbsolute,          ///< "absolute": a learned table indexed by position, added to the embeddings
+  kRelativeKey,       ///< "relative_key": a learned vector per distance, scored against the query
+                      ///< (Shaw et al. 2018)
+  kRelativeKeyQuery,  ///< "relative_key_query": scored against the query and the key (Huang et al.
+                      ///< 2020, method 4)
+};
+
+/// Parses a `position_embedding_type` value; throws listing the supported names.
+PositionEmbeddingType parse_position_embedding_type(const std::string& name);
+std::string to_string(PositionEmbeddingType type);
+
 /// Field names and meanings are transformers' RobertaConfig. Defaults are roberta-base's config.json.
 struct RobertaOptions {
   TORCH_ARG(int64_t, vocab_size) = 50265;
@@ -27,6 +40,9 @@ struct RobertaOptions {
   TORCH_ARG(std::optional<double>, classifier_dropout) = std::nullopt;
   TORCH_ARG(int64_t, max_position_embeddings) = 514;
   TORCH_ARG(int64_t, type_vocab_size) = 1;
+  /// Relative types keep the absolute table as a parameter (transformers does) but add it nowhere, and
+  /// give every self-attention a `distance_embedding` of 2·max_position_embeddings − 1 rows.
+  TORCH_ARG(PositionEmbeddingType, position_embedding_type) = PositionEmbeddingType::kAbsolute;
   TORCH_ARG(double, layer_norm_eps) = 1e-5;
   /// Standard deviation of the normal initialisation of fresh weights.
   TORCH_ARG(double, initializer_range) = 0.02;
@@ -41,6 +57,9 @@ struct RobertaOptions {
   TORCH_ARG(std::optional<ProblemType>, problem_type) = std::nullopt;
 
  public:
+  /// The longest input in tokens: absolute positions start after the padding offset (pad_token_id + 1);
+  /// relative ones need every distance below max_position_embeddings.
+  int64_t max_length() const;
   /// Head dropout actually used.
   double effective_classifier_dropout() const { return classifier_dropout().value_or(hidden_dropout_prob()); }
   /// Throws, naming `source` and the field, on values no model can be built from.
@@ -52,7 +71,7 @@ struct RobertaOptions {
 /// type_vocab_size. Every other field falls back to transformers' RobertaConfig default when absent;
 /// num_labels comes from id2label, else num_labels, else 2. Unknown fields are ignored. Throws, naming
 /// the file and the field, on a missing required field, a wrong type, an unsupported hidden_act or
-/// position_embedding_type, or a model_type other than "roberta".
+/// position_embedding_type (absolute, relative_key, relative_key_query), or a model_type other than "roberta".
 RobertaOptions load_roberta_config(const std::string& path);
 
 /// The config.json content transformers writes for these options (keys sorted, as it does);

@@ -48,9 +48,9 @@ class RobertaForMaskedLMImpl : public MaskedLMImpl {
   /// The MLM objective (MaskedLMImpl::forward); the vocabulary projection runs on the target rows only.
   MaskedLMOutput forward(const torch::Tensor& input_ids, const torch::Tensor& labels,
                          const torch::Tensor& attention_mask = {}) override;
-  /// max_position_embeddings minus the padding offset (positions start at pad_token_id + 1).
+  /// RobertaOptions::max_length.
   int64_t max_length() const override {
-    return options.max_position_embeddings() - options.pad_token_id() - 1;
+    return options.max_length();
   }
   torch::nn::Embedding& word_embeddings() override { return roberta->embeddings->word_embeddings; }
   double initializer_range() const override { return options.initializer_range(); }

@@ -36,8 +36,27 @@ torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask, torch
   return (1.0 - keep) * lowest;
 }
 
+torch::Tensor relative_position_scores(const torch::Tensor& q, const torch::Tensor& k,
+                                       const torch::Tensor& distance_embedding, PositionEmbeddingType type) {
+  TORCH_CHECK(type != PositionEmbeddingType::kAbsolute, "relative_position_scores: absolute positions have none");
+  const int64_t queries = q.size(2), keys = k.size(2);
+  const int64_t max_positions = (distance_embedding.size(0) + 1) / 2;
+  TORCH_CHECK(keys <= max_positions, "RoBERTa: ", keys, " tokens need relative distances up to ", keys - 1,
+              " but max_position_embeddings is ", max_positions, " (truncate to at most ", max_positions,
+              " tokens)");
+  const auto index_options = torch::TensorOptions().dtype(torch::kLong).device(q.device());
+  const auto distance = torch::arange(queries, index_options).view({-1, 1}) -
+                        torch::arange(keys, index_options).view({1, -1});           // (Tq, T): l − r
+  const auto embedded = distance_embedding.index({distance + (max_positions - 1)})  // (Tq, T, d)
+                            .to(q.scalar_type());
+  auto scores = torch::einsum("bhld,lrd->bhlr", {q, embedded});  // (B, H, Tq, T)
+  if (type == PositionEmbeddingType::kRelativeKeyQuery)
+    scores = scores + torch::einsum("bhrd,lrd->bhlr", {k, embedded});
+  return scores;
+}
+
 RobertaEmbeddingsImpl::RobertaEmbeddingsImpl(const RobertaOptions& options)
-    : pad_token_id(options.pad_token_id()) {
+    : pad_token_id(options.pad_token_id()), position_embedding_type(options.position_embedding_type()) {
   const int64_t hidden = options.hidden_size();
   word_embeddings = register_module(
       "word_embeddings",
@@ -57,26 +76,33 @@ RobertaEmbeddingsImpl::RobertaEmbeddingsImpl(const RobertaOptions& options)
 torch::Tensor RobertaEmbeddingsImpl::forward(const torch::Tensor& input_ids,
                                              const torch::Tensor& token_type_ids) {
   TORCH_CHECK(input_ids.dim() == 2, "RoBERTa: input_ids must be (batch, tokens), got ", input_ids.sizes());
-  const auto positions = roberta_position_ids(input_ids, pad_token_id);  // (B, T)
-  const int64_t max_positions = position_embeddings->options.num_embeddings();
-  const int64_t highest = input_ids.numel() == 0 ? 0 : positions.max().item<int64_t>();
-  TORCH_CHECK(highest < max_positions, "RoBERTa: ", input_ids.size(1), " tokens need position ids up to ",
-              highest, " but max_position_embeddings is ", max_positions, " (truncate to at most ",
-              max_positions - pad_token_id - 1, " tokens)");
   auto types = token_type_embeddings->forward(token_type_ids.defined() ? token_type_ids
                                                                        : torch::zeros_like(input_ids));
-  auto x =
-      word_embeddings->forward(input_ids) + types + position_embeddings->forward(positions);  // (B, T, C)
+  auto x = word_embeddings->forward(input_ids) + types;  // (B, T, C)
+  if (position_embedding_type == PositionEmbeddingType::kAbsolute) {
+    const auto positions = roberta_position_ids(input_ids, pad_token_id);  // (B, T)
+    const int64_t max_positions = position_embeddings->options.num_embeddings();
+    const int64_t highest = input_ids.numel() == 0 ? 0 : positions.max().item<int64_t>();
+    TORCH_CHECK(highest < max_positions, "RoBERTa: ", input_ids.size(1), " tokens need position ids up to ",
+                highest, " but max_position_embeddings is ", max_positions, " (truncate to at most ",
+                max_positions - pad_token_id - 1, " tokens)");
+    x = x + position_embeddings->forward(positions);
+  }
   return dropout->forward(layer_norm->forward(x));
 }
 
 RobertaSelfAttentionImpl::RobertaSelfAttentionImpl(const RobertaOptions& options)
-    : AttentionSiteImpl(options.num_attention_heads(), options.hidden_size() / options.num_attention_heads()) {
+    : AttentionSiteImpl(options.num_attention_heads(), options.hidden_size() / options.num_attention_heads()),
+      position_embedding_type(options.position_embedding_type()) {
   const int64_t hidden = options.hidden_size();
   query = register_module("query", TunableLinear(hidden, hidden));
   key = register_module("key", TunableLinear(hidden, hidden));
   value = register_module("value", TunableLinear(hidden, hidden));
   dropout = register_module("dropout", ParallelDropout(options.attention_probs_dropout_prob()));
+  if (position_embedding_type != PositionEmbeddingType::kAbsolute) {
+    distance_embedding = register_module(
+        "distance_embedding", torch::nn::Embedding(2 * options.max_position_embeddings() - 1, head_size()));
+  }
 }
 
 std::pair<torch::Tensor, torch::Tensor> RobertaSelfAttentionImpl::forward(const torch::Tensor& hidden,
@@ -91,12 +117,22 @@ std::pair<torch::Tensor, torch::Tensor> RobertaSelfAttentionImpl::forward(const 
     return x.view({batch, length, num_heads, head_size}).permute({0, 2, 1, 3});
   };
   auto q = heads(query->forward(query_input), queries);  // (B, H, Tq, d)
+  const auto k = heads(key->forward(hidden), tokens);     // (B, H, T, d)
   // A key-value tuner (prefix tuning) may add key positions: T' = T + its length, mask extended to match.
-  const KeyValues kv = tune_key_values({heads(key->forward(hidden), tokens),     // (B, H, T', d)
-                                        heads(value->forward(hidden), tokens),   // (B, H, T', d)
-                                        mask});                                  // (B, 1, 1, T') or undefined
+  const KeyValues kv = tune_key_values({k,                                      // (B, H, T', d)
+                                        heads(value->forward(hidden), tokens),  // (B, H, T', d)
+                                        mask});                                 // (B, 1, 1, T') or undefined
   // The 1/√d scale rides on the GEMM (alpha), as (q kᵀ)/√d in transformers.
-  auto scores = batched_matmul(q, kv.keys.transpose(-1, -2), 1.0 / std::sqrt(static_cast<double>(head_size)));
+  const double scale = 1.0 / std::sqrt(static_cast<double>(head_size));
+  auto scores = batched_matmul(q, kv.keys.transpose(-1, -2), scale);  // (B, H, Tq, T')
+  if (!distance_embedding.is_empty()) {
+    // transformers scales (q kᵀ + relative)/√d; the sum is the same. A tuner prepends its positions, so
+    // the tokens' relative term goes into the last T key columns and the added positions get none.
+    auto relative = relative_position_scores(q, k, distance_embedding->weight, position_embedding_type) * scale;
+    const int64_t added = kv.keys.size(2) - tokens;
+    if (added > 0) relative = torch::constant_pad_nd(relative, {added, 0});
+    scores = scores + relative;
+  }
   if (kv.mask.defined()) scores = scores + kv.mask;  // (B, H, Tq, T')
   auto probs = dropout->forward(torch::softmax(scores, -1));
   auto context = batched_matmul(probs, kv.values);  // (B, H, Tq, d)

@@ -25,7 +25,16 @@ torch::Tensor roberta_position_ids(const torch::Tensor& input_ids, int64_t pad_t
 /// finite value where it is 0. attention_mask: (B, T) → (B, 1, 1, T) in `dtype`.
 torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask, torch::ScalarType dtype);
 
-/// word + position + token-type embeddings → LayerNorm → dropout.
+/// transformers' relative-position term of the attention scores, before the 1/√d scale. With
+/// e(δ) = row δ + M − 1 of `distance_embedding` (2M − 1, d), query position l and key position r:
+/// q_l · e(l − r) for "relative_key", plus k_r · e(l − r) for "relative_key_query". Queries sit at
+/// positions 0 … Tq − 1 (Tq = 1 in first-token mode), keys at 0 … T − 1.
+/// q: (B, H, Tq, d), k: (B, H, T, d) → (B, H, Tq, T). Throws when T exceeds M (some distance has no row).
+torch::Tensor relative_position_scores(const torch::Tensor& q, const torch::Tensor& k,
+                                       const torch::Tensor& distance_embedding, PositionEmbeddingType type);
+
+/// word + position + token-type embeddings → LayerNorm → dropout. The position table is added only for
+/// absolute positions; relative types keep it as an unused parameter, as transformers does.
 class RobertaEmbeddingsImpl : public torch::nn::Module {
  public:
   explicit RobertaEmbeddingsImpl(const RobertaOptions& options);
@@ -33,6 +42,7 @@ class RobertaEmbeddingsImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids = {});
 
   int64_t pad_token_id;
+  PositionEmbeddingType position_embedding_type;
   torch::nn::Embedding word_embeddings{nullptr};
   torch::nn::Embedding position_embeddings{nullptr};
   torch::nn::Embedding token_type_embeddings{nullptr};
@@ -42,7 +52,8 @@ class RobertaEmbeddingsImpl : public torch::nn::Module {
 TORCH_MODULE(RobertaEmbeddings);
 
 /// Multi-head scaled dot-product attention with the query/key/value sites; an attention site, so a
-/// key-value tuner (prefix tuning) can extend its keys and values.
+/// key-value tuner (prefix tuning) can extend its keys and values. With a relative position type the
+/// scores add relative_position_scores; key positions a tuner adds are positionless (relative term 0).
 class RobertaSelfAttentionImpl : public AttentionSiteImpl {
  public:
   explicit RobertaSelfAttentionImpl(const RobertaOptions& options);
@@ -56,6 +67,9 @@ class RobertaSelfAttentionImpl : public AttentionSiteImpl {
   TunableLinear key{nullptr};
   TunableLinear value{nullptr};
   ParallelDropout dropout{nullptr};
+  PositionEmbeddingType position_embedding_type;
+  /// (2·max_position_embeddings − 1, head size) rows for relative types; empty (unregistered) otherwise.
+  torch::nn::Embedding distance_embedding{nullptr};
 };
 TORCH_MODULE(RobertaSelfAttention);
 

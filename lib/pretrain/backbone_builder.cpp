@@ -158,9 +158,10 @@ void build_into(const fs::path& tmp, const BackboneRecipe& recipe, const Backbon
                                    {"total", corpus_seconds + seconds_since(start)}}}};
   write_file_atomically((tmp / kPretrainRecordFileName).string(), record.dump(2) + "\n");
   say(recipe, fmt::format("held-out MLM accuracy {:.4f} (no-context baseline {:.4f}), at <mask> {:.4f} (unigram "
-                          "baseline {:.4f}), loss {:.4f}, {:.0f} tok/s",
+                          "baseline {:.4f}, neighbour counts {:.4f}), loss {:.4f}, {:.0f} tok/s",
                           result.final_heldout_accuracy, result.no_context_accuracy,
-                          result.final_heldout_masked_accuracy, result.baseline_accuracy, result.final_heldout_loss,
+                          result.final_heldout_masked_accuracy, result.baseline_accuracy,
+                          result.neighbour_count_masked_accuracy, result.final_heldout_loss,
                           result.tokens_per_second));
 }
 

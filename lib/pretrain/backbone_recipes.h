@@ -16,4 +16,13 @@ BackboneRecipe backbone_recipe(const std::string& profile);
 /// Names backbone_recipe accepts.
 std::vector<std::string> backbone_profiles();
 
+/// The pilot variants of `profile`, each one change to its recipe with the same corpus, tokenizer,
+/// blocks, schedule and held-out evaluation, so their curves compare at equal data and steps (issue
+/// #14). Empty for a profile without pilots.
+std::vector<std::string> backbone_pilots(const std::string& profile);
+
+/// The recipe of pilot `pilot` of `profile`, cached as profile "<profile>+<pilot>"; throws listing the
+/// profile's pilots otherwise.
+BackboneRecipe backbone_pilot_recipe(const std::string& profile, const std::string& pilot);
+
 }  // namespace capaboost

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "pretrain/neighbour_count_model.h"
 #include "train/lr_schedule.h"
 #include "train/optimizer_setup.h"
 #include "train/progress_bar.h"
@@ -59,11 +60,12 @@ struct HeldoutScore {
   double masked_accuracy = 0.0;
   double baseline_accuracy = 0.0;
   double no_context_accuracy = 0.0;
+  double neighbour_count_masked_accuracy = 0.0;
   int64_t targets = 0;
 };
 
 HeldoutScore evaluate(MaskedLMImpl& model, const torch::Tensor& blocks, const MlmMasker& masker,
-                      int64_t batch_size, int64_t baseline_token) {
+                      int64_t batch_size, int64_t baseline_token, const NeighbourCountModel& counts) {
   torch::NoGradGuard no_grad;
   const bool was_training = model.is_training();
   model.eval();
@@ -73,6 +75,7 @@ HeldoutScore evaluate(MaskedLMImpl& model, const torch::Tensor& blocks, const Ml
   int64_t masked_targets = 0;
   int64_t baseline_correct = 0;
   int64_t no_context_correct = 0;
+  int64_t count_masked_correct = 0;
   int64_t targets = 0;
   for (int64_t begin = 0, chunk = 0; begin < blocks.size(0); begin += batch_size, ++chunk) {
     const auto ids = blocks.slice(0, begin, std::min(begin + batch_size, blocks.size(0)));
@@ -88,23 +91,30 @@ HeldoutScore evaluate(MaskedLMImpl& model, const torch::Tensor& blocks, const Ml
     const auto is_mask = shown == masker.options().mask_id();                  // (N)
     const auto hits = out.logits.argmax(-1) == out.labels;                     // (N)
     const auto unigram_hits = out.labels == baseline_token;                    // (N)
+    const auto count_hits = counts.predict(batch.input_ids).reshape({-1}).masked_select(targeted) ==
+                            out.labels;  // (N)
     loss_sum += out.loss.item<double>() * static_cast<double>(n);
     correct += hits.sum().item<int64_t>();
     masked_correct += hits.logical_and(is_mask).sum().item<int64_t>();
     masked_targets += is_mask.sum().item<int64_t>();
     baseline_correct += unigram_hits.sum().item<int64_t>();
     no_context_correct += torch::where(is_mask, unigram_hits, shown == out.labels).sum().item<int64_t>();
+    count_masked_correct += count_hits.logical_and(is_mask).sum().item<int64_t>();
     targets += n;
   }
   model.train(was_training);
   TORCH_CHECK(targets > 0, "MLM pre-training: the held-out blocks produced no masked position to evaluate");
   const auto total = static_cast<double>(targets);
   const auto share = [total](int64_t count) { return static_cast<double>(count) / total; };
+  const auto masked_share = [masked_targets](int64_t count) {
+    return masked_targets > 0 ? static_cast<double>(count) / static_cast<double>(masked_targets) : 0.0;
+  };
   return {loss_sum / total,
           share(correct),
-          masked_targets > 0 ? static_cast<double>(masked_correct) / static_cast<double>(masked_targets) : 0.0,
+          masked_share(masked_correct),
           share(baseline_correct),
           share(no_context_correct),
+          masked_share(count_masked_correct),
           targets};
 }
 
@@ -141,6 +151,7 @@ nlohmann::json MlmPretrainResult::to_json() const {
           {"final_heldout_masked_accuracy", final_heldout_masked_accuracy},
           {"baseline_accuracy", baseline_accuracy},
           {"no_context_accuracy", no_context_accuracy},
+          {"neighbour_count_masked_accuracy", neighbour_count_masked_accuracy},
           {"baseline_token", baseline_token},
           {"heldout_targets", heldout_targets},
           {"steps", steps},
@@ -183,6 +194,8 @@ MlmPretrainResult pretrain_mlm(MaskedLMImpl& model, const TextBlocks& train,
 
   MlmPretrainResult result;
   result.baseline_token = most_frequent_token(train.ids, masker);
+  const NeighbourCountModel counts(train.ids, masker.maskable(train.ids), masker.options().vocab_size(),
+                                   result.baseline_token);
   const int64_t tokens_per_step = options.batch_size() * train.ids.size(1);
   const auto parameters = model.parameters();
 
@@ -213,7 +226,7 @@ MlmPretrainResult pretrain_mlm(MaskedLMImpl& model, const TextBlocks& train,
 
     const bool last = step + 1 == options.steps();
     if (last || (options.eval_every() > 0 && (step + 1) % options.eval_every() == 0)) {
-      const auto score = evaluate(model, heldout_ids, masker, options.batch_size(), result.baseline_token);
+      const auto score = evaluate(model, heldout_ids, masker, options.batch_size(), result.baseline_token, counts);
       MlmEvalPoint point{step + 1,   loss_since_eval / static_cast<double>(steps_since_eval),
                          score.loss, score.accuracy,
                          score.masked_accuracy, lr,
@@ -221,15 +234,17 @@ MlmPretrainResult pretrain_mlm(MaskedLMImpl& model, const TextBlocks& train,
       result.log.push_back(point);
       result.baseline_accuracy = score.baseline_accuracy;
       result.no_context_accuracy = score.no_context_accuracy;
+      result.neighbour_count_masked_accuracy = score.neighbour_count_masked_accuracy;
       result.heldout_targets = score.targets;
       loss_since_eval = 0.0;
       steps_since_eval = 0;
       if (options.show_progress()) {
         fmt::print(stderr,
                    "{} step {}: train loss {:.4f}, held-out loss {:.4f}, accuracy {:.4f} (no context {:.4f}), "
-                   "at <mask> {:.4f} (unigram {:.4f})\n",
+                   "at <mask> {:.4f} (unigram {:.4f}, neighbour counts {:.4f})\n",
                    options.label(), point.step, point.train_loss, point.heldout_loss, point.heldout_accuracy,
-                   score.no_context_accuracy, point.heldout_masked_accuracy, score.baseline_accuracy);
+                   score.no_context_accuracy, point.heldout_masked_accuracy, score.baseline_accuracy,
+                   score.neighbour_count_masked_accuracy);
       }
     }
   }

@@ -1,8 +1,9 @@
 #pragma once
 // Masked-language-model pre-training of any MaskedLMImpl (RoBERTa or DeBERTa-v2 layout) on packed text blocks: AdamW with
 // Hugging Face's decay groups, linear warm-up/decay, gradient clipping, dynamic masking, and a held-out
-// MLM loss/accuracy at regular steps next to the unigram baseline (always predicting the most frequent
-// training token), which any useful model must beat.
+// MLM loss/accuracy at regular steps next to the baselines any useful model must beat: the unigram
+// (always the most frequent training token), no context (copy what is visible) and the two-neighbour
+// count model (pretrain/neighbour_count_model.h), which uses local context and nothing else.
 //
 //   auto result = pretrain_mlm(*model, train_blocks, heldout_blocks, MlmMasker(masking_options),
 //                              MlmPretrainOptions().steps(2000).batch_size(32).peak_lr(1e-3));
@@ -69,6 +70,9 @@ struct MlmPretrainResult {
   /// Accuracy with no context at all: copy the input where it is not <mask>, else predict
   /// `baseline_token`. Overall accuracy above it needs context.
   double no_context_accuracy = 0.0;
+  /// Accuracy at <mask> of the two-neighbour count model built from the training blocks, on the same
+  /// held-out inputs: accuracy at <mask> above it uses more than the immediate neighbours.
+  double neighbour_count_masked_accuracy = 0.0;
   int64_t baseline_token = -1;  ///< most frequent non-special id of the training blocks
   int64_t heldout_targets = 0;  ///< target positions per evaluation
   int64_t steps = 0;

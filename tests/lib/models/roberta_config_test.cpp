@@ -80,6 +80,22 @@ TEST_CASE("RoBERTa config.json: num_labels from id2label, else num_labels; probl
   CHECK(load_roberta_config(write(dir, json)).hidden_act() == Activation::kRelu);
 }
 
+TEST_CASE("RoBERTa config.json: position_embedding_type read and written back", "[roberta][config]") {
+  TempDir dir;
+  CHECK(load_roberta_config(write(dir, tiny_config())).position_embedding_type() ==
+        PositionEmbeddingType::kAbsolute);
+  for (const auto type : {PositionEmbeddingType::kAbsolute, PositionEmbeddingType::kRelativeKey,
+                          PositionEmbeddingType::kRelativeKeyQuery}) {
+    auto json = tiny_config();
+    json["position_embedding_type"] = to_string(type);
+    const auto options = load_roberta_config(write(dir, json));
+    CHECK(options.position_embedding_type() == type);
+    const auto written = roberta_config_json(options, "RobertaForMaskedLM");
+    CHECK(written["position_embedding_type"] == to_string(type));
+    CHECK(load_roberta_config(write(dir, written)).position_embedding_type() == type);
+  }
+}
+
 TEST_CASE("RoBERTa config.json: errors name the file and the field", "[roberta][config]") {
   TempDir dir;
   for (const char* field : {"vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
@@ -99,7 +115,7 @@ TEST_CASE("RoBERTa config.json: errors name the file and the field", "[roberta][
   };
   failing("hidden_act", "swish", "unsupported activation 'swish'");
   failing("model_type", "bert", "'bert'");
-  failing("position_embedding_type", "relative_key", "absolute");
+  failing("position_embedding_type", "relative", "absolute, relative_key or relative_key_query");
   failing("hidden_size", "32", "must be an integer");
   failing("num_attention_heads", 5, "not a multiple");
   failing("problem_type", "ranking", "'ranking'");

@@ -182,6 +182,28 @@ TEST_CASE("A backbone in DeBERTa-v2 layout is an MLM checkpoint and a fine-tunab
                            mlm->deberta->embeddings->word_embeddings->weight));
 }
 
+TEST_CASE("Pilots of mini change its position scheme and nothing else", "[pretrain][backbone]") {
+  const auto mini = backbone_recipe("mini");
+  CHECK(backbone_pilots("mini") == std::vector<std::string>{"absolute", "relative_key", "relative_key_query"});
+  CHECK(backbone_pilots("smoke").empty());
+  for (const auto& pilot : backbone_pilots("mini")) {
+    const auto recipe = backbone_pilot_recipe("mini", pilot);
+    CHECK(recipe.profile == "mini+" + pilot);
+    CHECK(recipe.corpus_name == mini.corpus_name);
+    CHECK(recipe.tokenizer_options == mini.tokenizer_options);
+    CHECK(recipe.pretrain.to_json() == mini.pretrain.to_json());
+    const auto options = std::get<RobertaOptions>(recipe.model);
+    CHECK(to_string(options.position_embedding_type()) == pilot);
+    // The pilot equal to mini's own scheme has mini's key: building either builds both.
+    const bool same = options.position_embedding_type() ==
+                      std::get<RobertaOptions>(mini.model).position_embedding_type();
+    CHECK((recipe.key_material("x") == mini.key_material("x")) == same);
+  }
+  CHECK_THROWS_WITH(backbone_pilot_recipe("mini", "rotary"),
+                    Catch::Contains("no pilot 'rotary'") && Catch::Contains("relative_key_query"));
+  CHECK_THROWS_WITH(backbone_pilot_recipe("smoke", "absolute"), Catch::Contains("its pilots: none"));
+}
+
 TEST_CASE("Backbone recipes exist for mini, mini-deberta and smoke only", "[pretrain][backbone]") {
   const auto mini = backbone_recipe("mini");
   CHECK(mini.tokenizer_options["vocab_size"] == 8000);

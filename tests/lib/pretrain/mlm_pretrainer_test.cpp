@@ -79,6 +79,12 @@ TEST_CASE("MLM pre-training lowers the training and held-out loss", "[pretrain][
   CHECK(result.no_context_accuracy == Approx(0.1 + 0.8 * result.baseline_accuracy).margin(0.06));
   // At the unigram plateau the model's guess under <mask> is the most frequent token.
   CHECK(result.final_heldout_masked_accuracy == Approx(result.baseline_accuracy).margin(0.05));
+  // The fixture's grammar is local: two visible neighbours pin most words down, so the count model
+  // beats the unigram at <mask> by far.
+  INFO("neighbour counts at <mask> " << result.neighbour_count_masked_accuracy);
+  CHECK(result.neighbour_count_masked_accuracy > result.baseline_accuracy + 0.15);
+  CHECK(result.neighbour_count_masked_accuracy <= 1.0);
+  CHECK(result.to_json()["neighbour_count_masked_accuracy"] == result.neighbour_count_masked_accuracy);
   CHECK(result.train_tokens == 60 * 8 * 32);
   CHECK(result.tokens_per_second > 0.0);
   CHECK(result.to_json()["log"].size() == 4);
