@@ -40,13 +40,17 @@ nlohmann::json sentencepiece_options(int64_t vocab_size) {
 // held-out accuracy at <mask> stayed at the unigram's (0.061 vs 0.062 at step 2,800, key 9715c77b05da),
 // whatever we tried (sinusoidal position initialisation, dropout 0, pre-LN, weights at 1/sqrt(width)).
 // transformers' relative_key_query attention (a learned vector per distance, scored against queries
-// and keys; `capaboost backbone --profile mini --pilot relative_key_query`, one thread beside a
-// compile job) learns context from the first evaluation on. Held-out accuracy at <mask>, steps
+// and keys) learns context from the first evaluation on. Held-out accuracy at <mask>, steps
 // 400/800/.../2,800, on the same targets (two-neighbour count model 0.303, unigram 0.062):
-//   absolute            0.045 0.062 0.059 0.059 0.057 0.063 0.061
-//   relative_key_query  0.128 0.222 0.240 0.258 0.266 0.277 0.279   (1.89M parameters)
+//   absolute            0.045 0.062 0.059 0.059 0.057 0.063 0.061   (two threads, 11.4k tok/s)
+//   relative_key_query  0.128 0.222 0.240 0.258 0.266 0.277 0.279   (`--pilot relative_key_query`, one
+//                                                                    thread beside a compile job, 4.9k tok/s)
+//   mini (= relative_key_query), two threads, machine otherwise idle:
+//                       0.105 0.218 0.241 0.257 0.269 0.277 0.279   (7.5k tok/s; 26 min 13 s in all)
 // The relative_key pilot (queries only) was not run to the end. relative_key_query adds two einsums of
-// the size of q kᵀ per layer; on one thread shared with a compile job the step ran at 4.9k tok/s.
+// the size of q kᵀ per layer (1.89M parameters, 33k of them distance vectors): about 7.2 MFLOP per
+// token for forward and backward, 54 GFLOP/s at 7.5k tok/s. The curve is still rising at the end
+// (+0.002 over the last 400 steps, at learning rate near 0), so a longer schedule may pay; not piloted.
 BackboneRecipe mini() {
   BackboneRecipe recipe;
   recipe.profile = "mini";
