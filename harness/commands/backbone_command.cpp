@@ -29,12 +29,9 @@ Command backbone_command(CLI::App& app) {
   return {sub, [options] {
             const auto env = options->cache.empty() ? BackboneEnvironment::from_environment()
                                                     : BackboneEnvironment::at(options->cache);
-            if (options->pilot.empty()) {
-              fmt::print("{}\n", ensure_backbone(options->profile, env));
-            } else {
-              const auto recipe = backbone_pilot_recipe(options->profile, options->pilot);
-              fmt::print("{}\n", ensure_backbone(recipe, corpus_backbone_stages(recipe, env), env));
-            }
+            const auto recipe = options->pilot.empty() ? backbone_recipe(options->profile)
+                                                       : backbone_pilot_recipe(options->profile, options->pilot);
+            fmt::print("{}\n", ensure_backbone(recipe, corpus_backbone_stages(recipe, env), env));
             return 0;
           }};
 }
