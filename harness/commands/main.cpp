@@ -12,6 +12,7 @@
 #include "spec/diagnostics.h"
 #include "runtime/blas_runtime.h"
 #include "runtime/caching_cpu_allocator.h"
+#include "util/setup_error.h"
 
 int main(int argc, char** argv) {
   // Before anything else: OpenBLAS picks its kernels when it loads, so a fix needs a re-exec.
@@ -51,6 +52,11 @@ int main(int argc, char** argv) {
   } catch (const capaboost::harness::SpecError& e) {
     std::cerr << e.what() << "\ncapaboost: the spec has errors; nothing was run\n";
     return capaboost::harness::kExitBadSpec;
+  } catch (const capaboost::SetupError& e) {
+    std::cerr << "capaboost: set-up: " << e.what()
+              << "\ncapaboost: stopped; nothing was recorded for runs that did not finish — fix the set-up and "
+                 "run the same command again\n";
+    return capaboost::harness::kExitSetup;
   } catch (const c10::Error& e) {
     // Contract errors carry a C++ backtrace that helps developers but buries the message for users.
     std::cerr << "capaboost: error: " << e.what_without_backtrace() << "\n";

@@ -1,6 +1,7 @@
 #include "commands/commands.h"
 #include "commands/sweep_options.h"
 #include "report/aggregate.h"
+#include "report/comparison_writer.h"
 #include "report/figure_writer.h"
 #include "report/paper_numbers.h"
 #include "report/table_writer.h"
@@ -43,6 +44,7 @@ Command report_command(CLI::App& app) {
             std::optional<PaperNumbers> paper;
             if (!sweep.spec.paper.empty()) paper = load_paper_numbers(sweep.spec.paper);
             int incomplete = 0;
+            std::vector<ComparisonResult> comparisons;
             if (sweep.spec.table) {
               const auto& layout = *sweep.spec.table;
               for (const auto& metric : layout.metrics) {
@@ -52,20 +54,30 @@ Command report_command(CLI::App& app) {
                 document.profile = options->profile;
                 document.metric = metric;
                 document.column_key = layout.columns;
-                document.decimals = layout.decimals;
+                document.decimals = layout.decimals_of(metric);
                 document.higher_is_better = layout.higher_is_better;
                 document.cells = aggregate(sweep.runs, store, metric, layout.rows, layout.columns);
                 if (paper && (paper->metric.empty() || paper->metric == metric)) document.paper = paper;
                 for (const auto& [row, columns] : document.cells.cells) {
                   for (const auto& [column, cell] : columns) incomplete += cell.missing + cell.failed;
                 }
+                // The paper's claims on this metric, as paired differences: the Markdown report ends with them.
+                std::vector<ComparisonResult> measured;
+                for (const auto& comparison : sweep.spec.comparisons) {
+                  if ((comparison.metric.empty() ? layout.metrics.front() : comparison.metric) != metric) continue;
+                  measured.push_back(compare(comparison, document.cells, layout.higher_is_better));
+                }
+                const std::string markdown =
+                    render_markdown(document) + render_comparisons_markdown(measured, layout.columns, layout.decimals_of(metric));
+                comparisons.insert(comparisons.end(), measured.begin(), measured.end());
                 const std::string stem = layout.metrics.size() == 1 ? "table" : "table_" + metric;
                 write_text(fs::path(out) / (stem + ".tex"), render_latex(document));
                 write_text(fs::path(out) / (stem + ".csv"), render_csv(document));
-                write_text(fs::path(out) / (stem + ".md"), render_markdown(document));
-                fmt::print("\n{}\n", render_markdown(document));
+                write_text(fs::path(out) / (stem + ".md"), markdown);
+                fmt::print("\n{}\n", markdown);
               }
             }
+            if (!comparisons.empty()) write_text(fs::path(out) / "comparisons.csv", render_comparisons_csv(comparisons));
             if (sweep.spec.figure) {
               const auto& layout = *sweep.spec.figure;
               const auto cells = aggregate(sweep.runs, store, layout.metric, layout.series, layout.x);

@@ -3,6 +3,7 @@
 #include "execute/provenance.h"
 #include "plan/run_key.h"
 #include "runtime/process_memory.h"
+#include "util/setup_error.h"
 
 #include <c10/util/Exception.h>
 #include <fmt/format.h>
@@ -34,7 +35,8 @@ std::string reason_of(const std::exception& e) {
 }
 
 // Starts `jobs` copies of this program as workers and waits for them (what they did is in the store).
-void run_workers(const ExecuteOptions& options) {
+// Returns whether a worker stopped on a set-up error (it printed the message).
+bool run_workers(const ExecuteOptions& options) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = std::max(1, cores / options.jobs);
   std::vector<pid_t> children;
@@ -55,10 +57,13 @@ void run_workers(const ExecuteOptions& options) {
     if (pid < 0) throw std::runtime_error("capaboost: fork failed while starting workers");
     children.push_back(pid);
   }
+  bool setup_stopped = false;
   for (pid_t child : children) {
     int status = 0;
     waitpid(child, &status, 0);
+    setup_stopped |= WIFEXITED(status) && WEXITSTATUS(status) == kSetupErrorExitCode;
   }
+  return setup_stopped;
 }
 
 }  // namespace
@@ -94,6 +99,8 @@ RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOpt
     record.status = RunStatus::kOk;
     record.metrics = result.metrics;
     record.details = result.details;
+  } catch (const SetupError&) {
+    throw;  // the machine lacks something: no experiment ran, so nothing is recorded
   } catch (const std::exception& e) {
     record.status = RunStatus::kFailed;
     record.reason = reason_of(e);
@@ -132,7 +139,10 @@ ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, c
   if (options.jobs > 1 && options.worker < 0 && pending.size() > 1) {
     fmt::print("{} runs to do, {} finished; starting {} workers\n", pending.size(), summary.skipped, options.jobs);
     std::fflush(stdout);
-    run_workers(options);
+    if (run_workers(options)) {
+      throw SetupError("a worker stopped on a missing prerequisite (its message is above); the runs it had not "
+                       "finished have no record");
+    }
     // The records are the truth about what the workers did: a run whose worker died has none and
     // counts as failed, like one recorded as failed.
     for (const auto* run : pending) {

@@ -8,14 +8,16 @@
 // Metrics: eval_score (the LR-selection score), test_score, test_<metric> for each task metric
 // (fractions, as Hugging Face reports them), paper_score (the test number the paper's tables print,
 // ×100), best_epoch, tuner_dense_percent, tuner_effective_percent, trainable, steps, wall_seconds,
-// train_tokens_per_second, peak_rss_mib.
-// Details: every epoch's metrics, ranks per site, the splits' provenance, the backbone.
+// train_tokens_per_second, peak_rss_mib; for weight-update methods (LoRA and its CapaBoost form) the
+// ranks of ΔW after the last epoch: rank, rank_min, effective_rank, params_vs_lora_r8.
+// Details: every epoch's metrics, rank and singular values per site, the splits' provenance, the backbone.
 
 #include <fmt/format.h>
 
 #include "backbones/backbone_registry.h"
 #include "measures/measure_registry.h"
 #include "measures/plugin_parameters.h"
+#include "measures/rank_metrics.h"
 #include "peft/method_registry.h"
 #include "tasks/task_registry.h"
 #include "train/trainable_selection.h"
@@ -84,6 +86,8 @@ MeasureResult measure_finetune(const Parameters& config, const RunContext& conte
   measured.metrics["wall_seconds"] = result.wall_seconds;
   measured.metrics["train_tokens_per_second"] = result.train_tokens_per_second;
   measured.metrics["peak_rss_mib"] = result.peak_rss_mib;
+  // Ranks of the updates after the last epoch (paper Table 1 measures them "at the final epoch").
+  record_rank_metrics(result.site_ranks, result.parameters.tuner_effective, measured);
   measured.details["training"] = result.to_json();
   measured.details["splits"] = prepared.provenance;
   measured.details["backbone"] = backbone.description;

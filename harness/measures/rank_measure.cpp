@@ -3,8 +3,9 @@
 // update attains almost surely. Builds the model named by `model` ("site-<out>x<in>": one linear site
 // named "site"), attaches `method`, draws every tuner factor from N(0, 1) (at initialisation LoRA's
 // B = 0) and measures each site's ΔW rank and the parameter counts.
-// Metrics: rank (mean over sites), rank_min, params_dense, params_effective.
-// Details: per site the rank, tolerance and leading singular values.
+// Metrics: rank (mean over sites), rank_min, effective_rank, params_vs_lora_r8, params_dense,
+// params_effective.
+// Details: per site the rank, tolerance, effective rank and leading singular values.
 
 #include <fmt/format.h>
 #include <torch/torch.h>
@@ -15,6 +16,7 @@
 #include "measure/parameter_count.h"
 #include "measures/measure_registry.h"
 #include "measures/plugin_parameters.h"
+#include "measures/rank_metrics.h"
 #include "peft/method_registry.h"
 #include "sites/site_registry.h"
 
@@ -50,25 +52,14 @@ MeasureResult measure_rank(const Parameters& config, const RunContext&) {
       }
     }
   }
-  MeasureResult result;
-  const auto ranks = site_ranks(*model);
+  const SiteRanks ranks = site_ranks(*model);
   TORCH_CHECK(!ranks.empty(), "method '", method.name, "' is not a linear weight update: its rank cannot be measured");
-  double sum = 0;
-  int64_t minimum = INT64_MAX;
-  for (const auto& [site, rank] : ranks) {
-    sum += rank.rank;
-    minimum = std::min(minimum, rank.rank);
-    const auto values = rank.singular_values.narrow(0, 0, std::min<int64_t>(rank.singular_values.numel(), 512));
-    result.details["sites"][site] = {{"rank", rank.rank},
-                                     {"tolerance", rank.tolerance},
-                                     {"singular_values", std::vector<double>(values.data_ptr<double>(),
-                                                                             values.data_ptr<double>() + values.numel())}};
-  }
   const auto params = count_parameters(*model);
-  result.metrics = {{"rank", sum / ranks.size()},
-                    {"rank_min", minimum},
-                    {"params_dense", params.tuner_dense},
-                    {"params_effective", params.tuner_effective}};
+  MeasureResult result;
+  record_rank_metrics(ranks, params.tuner_effective, result);
+  result.metrics["params_dense"] = params.tuner_dense;
+  result.metrics["params_effective"] = params.tuner_effective;
+  result.details["sites"] = ranks.to_json();
   return result;
 }
 

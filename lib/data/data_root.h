@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "util/setup_error.h"
 #include "data/glue_task.h"
 
 namespace capaboost {
@@ -28,9 +29,9 @@ DataRoot resolve_data_root(const std::string& explicit_root, const std::filesyst
 
 /// A task's files are not under the data root. what() names the task, the paths looked at and the
 /// command that downloads it.
-class MissingDataError : public std::runtime_error {
+class MissingDataError : public SetupError {
  public:
-  using std::runtime_error::runtime_error;
+  using SetupError::SetupError;
 };
 
 /// <root>/<task folder>/<file name>; does not check existence.

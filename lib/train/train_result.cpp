@@ -42,9 +42,7 @@ nlohmann::json TrainResult::to_json() const {
                         {"tuner_dense_percent", parameters.backbone > 0 ? parameters.tuner_dense_percent() : 0.0},
                         {"tuner_effective_percent",
                          parameters.backbone > 0 ? parameters.tuner_effective_percent() : 0.0}};
-  nlohmann::json ranks = nlohmann::json::object();
-  for (const auto& [site, rank] : site_ranks) ranks[site] = rank;
-  json["site_ranks"] = ranks;
+  json["site_ranks"] = site_ranks.to_json();
   json["steps"] = steps;
   json["wall_seconds"] = wall_seconds;
   json["train_tokens_per_second"] = train_tokens_per_second;

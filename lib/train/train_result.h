@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "measure/numerical_rank.h"
 #include "measure/parameter_count.h"
 #include "metrics/metric_values.h"
 
@@ -41,7 +42,7 @@ struct TrainResult {
   MetricValues test;        ///< test metrics at the best epoch
   double test_score = 0;    ///< test selection score at the best epoch
   ParameterReport parameters;
-  std::vector<std::pair<std::string, int64_t>> site_ranks;  ///< numerical rank of ΔW per tuned site
+  SiteRanks site_ranks;     ///< rank and spectrum of ΔW per tuned site after the last epoch
   int64_t steps = 0;        ///< optimizer steps taken
   double wall_seconds = 0;
   double train_tokens_per_second = 0;  ///< real tokens per second of training (evaluation excluded)

@@ -141,7 +141,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
   }
   if (progress) progress->finish();
   if (options.measure_ranks()) {
-    for (const auto& [site, rank] : site_ranks(model)) result.site_ranks.emplace_back(site, rank.rank);
+    result.site_ranks = site_ranks(model);
   }
   result.wall_seconds = seconds_since(start);
   result.train_tokens_per_second = training_seconds > 0 ? training_tokens / training_seconds : 0.0;

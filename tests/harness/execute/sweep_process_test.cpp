@@ -214,3 +214,28 @@ TEST_CASE("records of older code load, are counted by status and are never reuse
   CHECK_THAT(read(dir.path() / "run.log"), Catch::Contains("1 run, 0 failed, 0 already recorded"));
   CHECK(indexed_rows(results / "index.sqlite") == 2);  // both records are indexed
 }
+
+TEST_CASE("a missing prerequisite stops the sweep at once and records nothing", "[harness][process]") {
+  // Fine-tuning runs pointed at an empty data root: the task's files are a prerequisite of the machine,
+  // not a property of the method, so no run may be recorded as failed.
+  TempDir dir;
+  const fs::path spec = dir.path() / "missing_data.yaml";
+  std::ofstream(spec) << "name: missing_data\n"
+                         "measure: finetune\n"
+                         "defaults: {model: tiny-random, method: lora, task: RTE, epochs: 1, train_limit: 8}\n"
+                         "rows:\n  - {label: LoRA}\n"
+                         "seeds: [1, 2, 3]\n";
+  fs::create_directories(dir.path() / "empty-data");
+  for (const char* jobs : {"1", "2"}) {
+    INFO("--jobs " << jobs);
+    const fs::path log = dir.path() / (std::string("log-") + jobs);
+    const int status = run_capaboost({"run", spec.string(), "--profile", "paper", "--results", (dir.path() / "results").string(),
+                                      "--data-root", (dir.path() / "empty-data").string(), "--jobs", jobs},
+                                     log);
+    INFO(read(log));
+    CHECK(status == 5);
+    CHECK(read(log).find("set-up") != std::string::npos);
+    CHECK(read(log).find("RTE") != std::string::npos);
+    CHECK(count_records(dir.path() / "results" / "runs") == 0);
+  }
+}

@@ -33,3 +33,15 @@ TEST_CASE("Theorem 1 by Monte Carlo: rank(X + Y) = 2r when 2r < n, n when 2r > n
     REQUIRE(numerical_rank(low_rank(n, 40) + low_rank(n, 40)).rank == n);
   }
 }
+
+TEST_CASE("effective rank: exp of the entropy of the normalised singular values", "[rank]") {
+  CHECK(effective_rank(torch::ones({7}, torch::kFloat64)) == Approx(7.0));  // a flat spectrum: every direction
+  CHECK(effective_rank(torch::tensor({2.0, 2.0, 0.0}, torch::kFloat64)) == Approx(2.0));
+  // σ = (3, 1): p = (3/4, 1/4), exp(−(3/4 ln 3/4 + 1/4 ln 1/4)) = 1.7548…
+  CHECK(effective_rank(torch::tensor({3.0, 1.0}, torch::kFloat64)) == Approx(1.75476535).epsilon(1e-8));
+  CHECK(effective_rank(torch::zeros({4}, torch::kFloat64)) == 0.0);
+  // Numerical rank counts a tiny direction fully; the effective rank barely moves.
+  const auto nearly_one = numerical_rank(torch::diag(torch::tensor({1.0, 1e-6}, torch::kFloat64)));
+  CHECK(nearly_one.rank == 2);
+  CHECK(nearly_one.effective_rank == Approx(1.0).epsilon(1e-4));
+}

@@ -55,8 +55,9 @@ TEST_CASE("fine-tuning on CoLA makes the training loss fall", "[train][trainer]"
   CHECK(result.epochs.front().eval.count("matthews_correlation") == 1);
   CHECK(result.best_epoch >= 1);
   CHECK(result.parameters.tuner_dense == 2 * 2 * 4 * (32 + 32));  // 2 layers × {q, v} × r(in + out)
-  REQUIRE(result.site_ranks.size() == 4);
-  for (const auto& [site, rank] : result.site_ranks) CHECK(rank == 4);  // B has left zero: rank r
+  REQUIRE(result.site_ranks.sites.size() == 4);
+  for (const auto& [site, rank] : result.site_ranks.sites) CHECK(rank.rank == 4);  // B has left zero: rank r
+  CHECK(result.site_ranks.lora_parameters(8) == 4 * 8 * (32 + 32));
   CHECK(result.train_tokens_per_second > 0);
 }
 

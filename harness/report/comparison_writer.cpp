@@ -1,0 +1,88 @@
+#include "report/comparison_writer.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace capaboost::harness {
+namespace {
+
+std::string side_text(const ComparisonSide& side, const std::string& column_key) {
+  return side.column.empty() ? side.row : fmt::format("{} at {}", side.row, column_title(column_key, side.column));
+}
+
+std::string where(const PairedDifference& d, const std::string& column_key) {
+  return d.column_a == d.column_b ? column_title(column_key, d.column_a)
+                                  : fmt::format("{} vs {}", column_title(column_key, d.column_a), column_title(column_key, d.column_b));
+}
+
+std::string interval(const PairedDifference& d, int decimals) {
+  if (!std::isfinite(d.half_width)) return "n < 2: none";
+  return fmt::format("[{:+.{}f}, {:+.{}f}]", d.mean - d.half_width, decimals, d.mean + d.half_width, decimals);
+}
+
+// "A − B from −0.4 to +1.8 over 5 column(s), n = 3": what the verdict rests on.
+std::string measurement(const ComparisonResult& result, int decimals) {
+  std::vector<double> means;
+  size_t n_min = SIZE_MAX, n_max = 0;
+  for (const auto& d : result.differences) {
+    if (d.seeds.empty()) continue;
+    means.push_back(d.mean);
+    n_min = std::min(n_min, d.seeds.size());
+    n_max = std::max(n_max, d.seeds.size());
+  }
+  if (means.empty()) return "no paired runs yet";
+  const auto [low, high] = std::minmax_element(means.begin(), means.end());
+  const std::string n = n_min == n_max ? fmt::format("n = {}", n_min) : fmt::format("n = {}–{}", n_min, n_max);
+  if (means.size() == 1) return fmt::format("A − B = {:+.{}f}, {}", *low, decimals, n);
+  return fmt::format("A − B from {:+.{}f} to {:+.{}f} over {} columns, {}", *low, decimals, *high, decimals, means.size(), n);
+}
+
+}  // namespace
+
+std::string render_comparisons_markdown(const std::vector<ComparisonResult>& results, const std::string& column_key,
+                                        int decimals) {
+  if (results.empty()) return "";
+  std::string out =
+      "\n## Paired differences\n\nA − B over the seeds both were run with (same data order, same masks); 95% "
+      "Student-t interval (with n = 3, t = 4.30: an interval excluding 0 is a gap well beyond seed noise).\n\n"
+      "| A | B | where | n | A − B | 95% interval |\n|---|---|---|---|---|---|\n";
+  for (const auto& result : results) {
+    for (const auto& d : result.differences) {
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", result.spec.a.row, result.spec.b.row, where(d, column_key),
+                         d.seeds.size(), d.seeds.empty() ? "–" : fmt::format("{:+.{}f}", d.mean, decimals),
+                         d.seeds.empty() ? "–" : interval(d, decimals));
+    }
+  }
+  out += "\n## Claims\n\n| The paper's claim | A | B | Our measurement | Verdict |\n|---|---|---|---|---|\n";
+  for (const auto& result : results) {
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", result.spec.claim, side_text(result.spec.a, column_key),
+                       side_text(result.spec.b, column_key), measurement(result, decimals), result.verdict);
+  }
+  return out;
+}
+
+std::string render_comparisons_csv(const std::vector<ComparisonResult>& results) {
+  auto quote = [](const std::string& text) {
+    std::string q = "\"";
+    for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string out = "claim,a,b,column_a,column_b,n,mean,ci_low,ci_high,seeds,verdict\n";
+  for (const auto& result : results) {
+    for (const auto& d : result.differences) {
+      const bool bounded = std::isfinite(d.half_width) && !d.seeds.empty();
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", quote(result.spec.claim), quote(result.spec.a.row),
+                         quote(result.spec.b.row), quote(d.column_a), quote(d.column_b), d.seeds.size(),
+                         d.seeds.empty() ? "" : fmt::format("{}", d.mean),
+                         bounded ? fmt::format("{}", d.mean - d.half_width) : "",
+                         bounded ? fmt::format("{}", d.mean + d.half_width) : "", fmt::join(d.seeds, " "),
+                         quote(result.verdict));
+    }
+  }
+  return out;
+}
+
+}  // namespace capaboost::harness

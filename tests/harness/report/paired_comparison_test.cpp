@@ -1,0 +1,87 @@
+#include "report/paired_comparison.h"
+
+#include <catch2/catch.hpp>
+
+using namespace capaboost::harness;
+
+namespace {
+
+Cell cell(std::vector<double> values, std::vector<int64_t> seeds) {
+  Cell c;
+  c.values = std::move(values);
+  c.seeds = std::move(seeds);
+  c.planned = static_cast<int>(c.values.size());
+  return c;
+}
+
+ComparisonLayout claim(const std::string& a, const std::string& b) {
+  ComparisonLayout layout;
+  layout.claim = "A beats B";
+  layout.a.row = a;
+  layout.b.row = b;
+  return layout;
+}
+
+}  // namespace
+
+TEST_CASE("Student's t quantiles: the table and the expansion beyond it", "[harness][report]") {
+  CHECK(t_quantile_975(2) == Approx(4.303));
+  CHECK(t_quantile_975(1) == Approx(12.706));
+  CHECK(t_quantile_975(30) == Approx(2.042));
+  CHECK(t_quantile_975(31) == Approx(2.0395).margin(1e-3));
+  CHECK(t_quantile_975(120) == Approx(1.9799).margin(1e-3));
+  CHECK(std::isinf(t_quantile_975(0)));
+}
+
+TEST_CASE("paired differences pair by seed and give the hand-computed t-interval", "[harness][report]") {
+  CellTable table;
+  table.rows = {"A", "B"};
+  table.columns = {"1", "2"};
+  // Column 1: A − B = (2, 4, 6) by seed (B listed out of order, with a seed A lacks):
+  // mean 4, sd 2, half-width 4.303 · 2 / √3 = 4.9687 → [−0.97, 8.97]: holds 0, no signal.
+  table.cells["A"]["1"] = cell({12, 14, 16}, {42, 43, 44});
+  table.cells["B"]["1"] = cell({10, 10, 10, 99}, {43, 42, 44, 45});
+  // Column 2: A − B = 1 at every seed: the interval is [1, 1], A is better beyond doubt.
+  table.cells["A"]["2"] = cell({3, 4, 5}, {42, 43, 44});
+  table.cells["B"]["2"] = cell({2, 3, 4}, {42, 43, 44});
+  const auto result = compare(claim("A", "B"), table, /*higher_is_better=*/true);
+  REQUIRE(result.differences.size() == 2);
+  const auto& first = result.differences[0];
+  CHECK(first.seeds == std::vector<int64_t>{42, 43, 44});
+  CHECK(first.mean == Approx(4.0));
+  CHECK(first.half_width == Approx(4.303 * 2 / std::sqrt(3.0)));
+  CHECK(first.sign(true) == 0);
+  CHECK(result.differences[1].half_width == Approx(0.0).margin(1e-12));
+  CHECK(result.differences[1].sign(true) == 1);
+  CHECK(result.verdict == "reproduced at 1 of 2");
+  // The claim turned around is contradicted where the gap is beyond noise.
+  CHECK(compare(claim("B", "A"), table, true).verdict == "not reproduced");
+  // Lower is better (e.g. a loss): A's larger values now count against it.
+  CHECK(compare(claim("A", "B"), table, false).verdict == "not reproduced");
+}
+
+TEST_CASE("a comparison across columns, one seed, and identical scores", "[harness][report]") {
+  CellTable table;
+  table.rows = {"d=1", "d=2"};
+  table.columns = {"32", "64"};
+  table.cells["d=2"]["32"] = cell({0, 0, 0}, {1, 2, 3});
+  table.cells["d=1"]["64"] = cell({0, 0, 0}, {1, 2, 3});
+  table.cells["d=2"]["64"] = cell({5}, {1});
+  table.cells["d=1"]["32"] = cell({4}, {1});
+  ComparisonLayout across = claim("d=2", "d=1");
+  across.a.column = "32";
+  across.b.column = "64";
+  const auto result = compare(across, table, true);
+  REQUIRE(result.differences.size() == 1);
+  CHECK(result.differences[0].column_a == "32");
+  CHECK(result.differences[0].column_b == "64");
+  CHECK(result.verdict == "no signal");  // MCC 0 against MCC 0: nothing to conclude
+  // One seed has no interval: never a verdict either way.
+  ComparisonLayout single = claim("d=2", "d=1");
+  single.a.column = "64";
+  single.b.column = "32";
+  const auto one = compare(single, table, true);
+  CHECK(std::isinf(one.differences[0].half_width));
+  CHECK(one.verdict == "no signal");
+  CHECK(compare(claim("d=2", "missing"), table, true).verdict == "not measured");
+}
