@@ -26,6 +26,17 @@ std::string plugins_of(const std::string& measure, const Resolution& resolution)
                           : fmt::format("measure {} with {}", measure, fmt::join(selected, " and "));
 }
 
+// The measures the spec's rows run, the spec's own first.
+std::vector<std::string> row_measures(const Spec& spec) {
+  std::vector<std::string> measures{spec.measure};
+  for (const auto& row : spec.rows) {
+    if (!row.measure.empty() && std::find(measures.begin(), measures.end(), row.measure) == measures.end()) {
+      measures.push_back(row.measure);
+    }
+  }
+  return measures;
+}
+
 }  // namespace
 
 Resolved resolve_runs(const Spec& spec, const std::string& profile, const DataFingerprint& data,
@@ -93,7 +104,8 @@ Spec load_checked_spec(const std::string& path) {
       if (!used.count(name)) {
         diagnostics.push_back(Diagnostic::at(
             spec.default_marks.at(name),
-            fmt::format("'{}' in defaults applies to no run: no row's measure, method or task takes it", name)));
+            fmt::format("'{}' in defaults applies to no run: no row's measure ({}), method or task takes it", name,
+                        fmt::join(row_measures(spec), ", "))));
       }
     }
   }
