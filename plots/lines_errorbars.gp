@@ -6,6 +6,8 @@ set xlabel "@XLABEL@"
 set ylabel "@YLABEL@"
 @LOGX@
 set key left top
+# A margin around the data, so that end points and their error bars are not cut by the frame.
+set offsets graph 0.04, graph 0.04, graph 0.08, graph 0.08
 set grid
 set bars small
 plot @PLOT@

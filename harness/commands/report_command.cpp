@@ -81,7 +81,10 @@ Command report_command(CLI::App& app) {
             if (sweep.spec.figure) {
               const auto& layout = *sweep.spec.figure;
               const auto cells = aggregate(sweep.runs, store, layout.metric, layout.series, layout.x);
-              for (const auto& file : write_figure(layout, cells, sweep.spec.title, *plots_dir, out, "figure")) {
+              // The picture travels alone: its title says what the bars are and which profile made it.
+              const std::string title = fmt::format("{}\\n{{/*0.8 profile {}: mean ± std over seeds}}",
+                                                    sweep.spec.title, options->profile);
+              for (const auto& file : write_figure(layout, cells, title, *plots_dir, out, "figure")) {
                 fmt::print("wrote {}\n", file);
               }
             }

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -33,6 +36,29 @@ void write_text(const fs::path& path, const std::string& text) {
   if (!out) throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
 }
 
+// x of series `index` of n, shifted by up to ±1.5% of the axis (a factor on a log axis); non-numeric x
+// labels are left as they are.
+std::function<std::string(const std::string&, size_t)> dodge_function(const CellTable& cells, bool logscale) {
+  double low = INFINITY, high = -INFINITY;
+  for (const auto& x : cells.columns) {
+    char* end = nullptr;
+    const double value = std::strtod(x.c_str(), &end);
+    if (end && *end == '\0') {
+      low = std::min(low, value);
+      high = std::max(high, value);
+    }
+  }
+  const double n = static_cast<double>(cells.rows.size());
+  return [=](const std::string& x, size_t index) {
+    char* end = nullptr;
+    const double value = std::strtod(x.c_str(), &end);
+    if (!end || *end != '\0' || !(high > low) || n < 2) return x;
+    const double offset = (static_cast<double>(index) - (n - 1) / 2) / (n - 1) * 0.03;  // within ±1.5%
+    const double shifted = logscale ? value * std::pow(high / low, offset) : value + offset * (high - low);
+    return fmt::format("{}", shifted);
+  };
+}
+
 }  // namespace
 
 std::vector<std::string> write_figure(const FigureLayout& layout, const CellTable& cells, const std::string& title,
@@ -43,19 +69,23 @@ std::vector<std::string> write_figure(const FigureLayout& layout, const CellTabl
   // CSV for people; a gnuplot data file with one block per series for the plot.
   std::string csv = "series,x,mean,std,n\n", data, plot;
   int block = 0;
-  for (const auto& series : cells.rows) {
+  // Series measured at the same x are drawn side by side (a small horizontal dodge), so that their
+  // error bars do not hide one another; the CSV keeps the true x.
+  const auto dodge = dodge_function(cells, layout.logscale_x);
+  for (size_t index = 0; index < cells.rows.size(); ++index) {
+    const auto& series = cells.rows[index];
     std::string points;
     for (const auto& x : cells.columns) {
       const auto& row = cells.cells.at(series);
       auto it = row.find(x);
       if (it == row.end() || it->second.empty()) continue;
       csv += fmt::format("\"{}\",{},{},{},{}\n", series, x, it->second.mean(), it->second.std(), it->second.values.size());
-      points += fmt::format("{} {} {}\n", x, it->second.mean(), it->second.std());
+      points += fmt::format("{} {} {}\n", dodge(x, index), it->second.mean(), it->second.std());
     }
     if (points.empty()) continue;
     data += points + "\n\n";
-    plot += fmt::format("{}'{}.dat' index {} using 1:2:3 with yerrorlines title \"{}\"", plot.empty() ? "" : ", ",
-                        name, block++, series);
+    plot += fmt::format("{}'{}.dat' index {} using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.8 title \"{}\"",
+                        plot.empty() ? "" : ", ", name, block++, series);
   }
   const fs::path csv_path = fs::path(out_dir) / (name + ".csv");
   write_text(csv_path, csv);
