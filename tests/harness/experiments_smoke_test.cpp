@@ -4,6 +4,7 @@
 // are skipped with a message when its corpus sources are absent (`make corpus-sources`).
 
 #include "support/temp_dir.h"
+#include "support/read_text.h"
 
 #include <catch2/catch.hpp>
 #include <sys/wait.h>
@@ -15,6 +16,8 @@
 
 namespace fs = std::filesystem;
 using capaboost::testing::TempDir;
+
+using capaboost::testing::read_text;
 
 namespace {
 
@@ -28,13 +31,6 @@ int run_program(const std::string& arguments, const fs::path& log) {
   const std::string command = "'" + std::string(CAPABOOST_BINARY) + "' " + arguments + " > '" + log.string() + "' 2>&1";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -55,10 +51,10 @@ TEST_CASE("every experiment spec runs and reports on its smoke profile", "[harne
     // A set-up error (exit 5) names what the machine lacks: the corpus sources of the smoke encoder or
     // the offline data mirror. Anything else is a broken spec.
     if (status == 5) {
-      WARN("skipped " << name << ": " << read(log));
+      WARN("skipped " << name << ": " << read_text(log));
       continue;
     }
-    INFO(read(log));
+    INFO(read_text(log));
     REQUIRE(status == 0);
     const fs::path out = dir.path() / "reports" / name;
     REQUIRE(run_program("report '" + spec + "' --profile smoke --results '" + results.string() + "' --data-root '" +

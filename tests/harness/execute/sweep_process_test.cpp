@@ -3,6 +3,7 @@
 // while it completes the rest.
 
 #include "support/temp_dir.h"
+#include "support/read_text.h"
 
 #include <catch2/catch.hpp>
 #include <fcntl.h>
@@ -22,16 +23,11 @@
 namespace fs = std::filesystem;
 using capaboost::testing::TempDir;
 
+using capaboost::testing::read_text;
+
 namespace {
 
 const std::string kBinary = CAPABOOST_BINARY;
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Runs the program with `args` (each single-quoted), output to `log`; returns the exit status.
 int run_capaboost(const std::vector<std::string>& args, const fs::path& log) {
@@ -47,7 +43,7 @@ std::map<std::string, nlohmann::json> records(const fs::path& results) {
   for (const auto& entry : fs::directory_iterator(results / "runs")) {
     if (entry.path().extension() != ".json") continue;
     INFO(entry.path().string());
-    const auto record = nlohmann::json::parse(read(entry.path()));
+    const auto record = nlohmann::json::parse(read_text(entry.path()));
     REQUIRE(record.at("key") == entry.path().stem().string());
     by_key[entry.path().stem().string()] = record;
   }
@@ -110,10 +106,10 @@ TEST_CASE("run --jobs 2 records the same keys and metrics as --jobs 1", "[harnes
                         dir.path() / "serial.log") == 0);
   const int status = run_capaboost({"run", spec, "--profile", "paper", "--results", parallel.string(), "--jobs", "2"},
                                    dir.path() / "parallel.log");
-  INFO(read(dir.path() / "parallel.log"));
+  INFO(read_text(dir.path() / "parallel.log"));
   REQUIRE(status == 0);
-  CHECK_THAT(read(dir.path() / "parallel.log"), Catch::Contains("starting 2 workers"));
-  CHECK_THAT(read(dir.path() / "parallel.log"), Catch::Contains(": 8 run, 0 failed, 0 already recorded"));
+  CHECK_THAT(read_text(dir.path() / "parallel.log"), Catch::Contains("starting 2 workers"));
+  CHECK_THAT(read_text(dir.path() / "parallel.log"), Catch::Contains(": 8 run, 0 failed, 0 already recorded"));
   const auto one = metrics(serial);
   const auto two = metrics(parallel);
   CHECK(one.size() == 8);
@@ -153,7 +149,7 @@ TEST_CASE("a sweep killed with SIGKILL resumes without rewriting finished record
   ::kill(child, SIGKILL);
   int status = 0;
   waitpid(child, &status, 0);
-  INFO(read(log));
+  INFO(read_text(log));
   REQUIRE(WIFSIGNALED(status));  // otherwise the sweep ended before the kill: make it bigger
 
   // Every record left behind parses, and the index is rebuilt from exactly those records.
@@ -163,19 +159,19 @@ TEST_CASE("a sweep killed with SIGKILL resumes without rewriting finished record
   std::map<std::string, std::pair<std::string, fs::file_time_type>> files;
   for (const auto& [key, record] : before) {
     const auto path = runs / (key + ".json");
-    files[key] = {read(path), fs::last_write_time(path)};
+    files[key] = {read_text(path), fs::last_write_time(path)};
   }
   REQUIRE(run_capaboost({"reindex", "--results", results.string()}, dir.path() / "reindex.log") == 0);
-  CHECK_THAT(read(dir.path() / "reindex.log"),
+  CHECK_THAT(read_text(dir.path() / "reindex.log"),
              Catch::Contains("indexed " + std::to_string(before.size()) + " run records"));
   CHECK(indexed_rows(results / "index.sqlite") == before.size());
 
   // The rerun does only what is missing and leaves the finished records untouched.
   const int rerun = run_capaboost({"run", spec.string(), "--profile", "paper", "--results", results.string()},
                               dir.path() / "rerun.log");
-  INFO(read(dir.path() / "rerun.log"));
+  INFO(read_text(dir.path() / "rerun.log"));
   REQUIRE(rerun == 0);
-  CHECK_THAT(read(dir.path() / "rerun.log"),
+  CHECK_THAT(read_text(dir.path() / "rerun.log"),
              Catch::Contains(std::to_string(kRuns - before.size()) + " run, 0 failed, " +
                              std::to_string(before.size()) + " already recorded"));
   const auto after = records(results);
@@ -183,7 +179,7 @@ TEST_CASE("a sweep killed with SIGKILL resumes without rewriting finished record
   for (const auto& [key, file] : files) {
     INFO(key);
     const auto path = runs / (key + ".json");
-    CHECK(read(path) == file.first);
+    CHECK(read_text(path) == file.first);
     CHECK(fs::last_write_time(path) == file.second);
   }
   for (const auto& entry : fs::directory_iterator(runs)) {
@@ -206,12 +202,12 @@ TEST_CASE("records of older code load, are counted by status and are never reuse
              "metrics": {"rank_mean": 2.0}})json";
   CHECK(run_capaboost({"status", spec.string(), "--profile", "paper", "--results", results.string()},
                       dir.path() / "status.log") == 4);  // the current run is missing
-  CHECK_THAT(read(dir.path() / "status.log"),
+  CHECK_THAT(read_text(dir.path() / "status.log"),
              Catch::Contains("0 ok, 0 failed, 1 missing") &&
                  Catch::Contains("1 record(s) of this spec and profile from capaboost-bench/1 have keys no current run has"));
   REQUIRE(run_capaboost({"run", spec.string(), "--profile", "paper", "--results", results.string()},
                         dir.path() / "run.log") == 0);
-  CHECK_THAT(read(dir.path() / "run.log"), Catch::Contains("1 run, 0 failed, 0 already recorded"));
+  CHECK_THAT(read_text(dir.path() / "run.log"), Catch::Contains("1 run, 0 failed, 0 already recorded"));
   CHECK(indexed_rows(results / "index.sqlite") == 2);  // both records are indexed
 }
 
@@ -232,10 +228,10 @@ TEST_CASE("a missing prerequisite stops the sweep at once and records nothing", 
     const int status = run_capaboost({"run", spec.string(), "--profile", "paper", "--results", (dir.path() / "results").string(),
                                       "--data-root", (dir.path() / "empty-data").string(), "--jobs", jobs},
                                      log);
-    INFO(read(log));
+    INFO(read_text(log));
     CHECK(status == 5);
-    CHECK(read(log).find("set-up") != std::string::npos);
-    CHECK(read(log).find("RTE") != std::string::npos);
+    CHECK(read_text(log).find("set-up") != std::string::npos);
+    CHECK(read_text(log).find("RTE") != std::string::npos);
     CHECK(count_records(dir.path() / "results" / "runs") == 0);
   }
 }

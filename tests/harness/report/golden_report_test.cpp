@@ -11,6 +11,7 @@
 
 #include "harness/fixtures.h"
 #include "support/temp_dir.h"
+#include "support/read_text.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -23,6 +24,8 @@
 
 using namespace capaboost::harness;
 namespace fs = std::filesystem;
+
+using capaboost::testing::read_text;
 
 namespace {
 
@@ -62,13 +65,6 @@ TableDocument fixture_document(const RecordStore& store) {
   document.cells = aggregate(fixture_runs(), store, "test_score", "label", "task");
   document.paper = load_paper_numbers(capaboost::harness::testing::fixture("report/paper.yaml"));
   return document;
-}
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // Copies the fixture records into a scratch results folder (the store writes its index beside them).
@@ -123,6 +119,6 @@ TEST_CASE("reports of the golden fixture equal the expected LaTeX CSV and Markdo
     }
     INFO(name << " differs; if the change is intended, regenerate with CAPABOOST_UPDATE_GOLDEN=1");
     REQUIRE(fs::exists(expected_path));
-    CHECK(actual == read(expected_path));
+    CHECK(actual == read_text(expected_path));
   }
 }

@@ -3,6 +3,7 @@
 // ../shared/seeds holds it).
 
 #include "report/paper_numbers.h"
+#include "support/read_text.h"
 
 #include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
@@ -17,6 +18,8 @@
 
 using namespace capaboost::harness;
 namespace fs = std::filesystem;
+
+using capaboost::testing::read_text;
 
 namespace {
 
@@ -144,13 +147,6 @@ std::string raw_value(const fs::path& file, const std::string& row, const std::s
   return "";
 }
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 TEST_CASE("every paper-numbers file loads with the rows and values transcribed", "[harness][paper]") {
@@ -195,7 +191,7 @@ TEST_CASE("sample paper numbers match the cells of the paper's LaTeX source", "[
     WARN("skipped: the paper's source is not at " << tex_file.string() << " (set CAPABOOST_SHARED_DIR)");
     return;
   }
-  const std::string tex = read(tex_file);
+  const std::string tex = read_text(tex_file);
   std::map<std::string, int> checks_per_file;
   for (const auto& check : kSpotChecks) {
     INFO(check.file << ": " << check.row << " / " << check.column << " in " << check.tex_label);

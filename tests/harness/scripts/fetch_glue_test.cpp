@@ -9,26 +9,22 @@
 
 #include "data/glue_loader.h"
 #include "lib/data/glue_test_support.h"
+#include "support/read_text.h"
 
 using namespace capaboost;
 using capaboost::test::ScratchDir;
+
+using capaboost::testing::read_text;
 
 namespace {
 
 const std::string kScript = std::string(CAPABOOST_SOURCE_DIR) + "/harness/scripts/fetch_glue.sh";
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Runs `command` through the shell with stdout+stderr captured; returns (exit status, output).
 std::pair<int, std::string> run(const ScratchDir& dir, const std::string& command) {
   const auto log = dir.path / "fetch.log";
   const int status = std::system((command + " > '" + log.string() + "' 2>&1").c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(log)};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(log)};
 }
 
 }  // namespace
@@ -48,7 +44,7 @@ TEST_CASE("fetch_glue.sh builds MRPC from Microsoft's files byte-identical to GL
   INFO(output);
   REQUIRE(status == 0);
   for (const char* file : {"train.tsv", "dev.tsv", "test.tsv"}) {
-    CHECK(read(dir.path / "root" / "MRPC" / file) == read(mirror / file));
+    CHECK(read_text(dir.path / "root" / "MRPC" / file) == read_text(mirror / file));
   }
   CHECK_THAT(output, Catch::Contains("train.tsv") && Catch::Contains("3669 lines"));
 }
@@ -74,7 +70,7 @@ TEST_CASE("fetch_glue.sh unpacks a task zip into <root>/<TASK>/", "[harness][fet
   REQUIRE(status == 0);
   const auto dev = load_glue_file(glue_task("RTE"), DataRoot{root}, GlueFile::kDev);
   CHECK(dev.examples.size() == 277);
-  CHECK(read(root / "RTE" / "train.tsv") == read(rte / "train.tsv"));
+  CHECK(read_text(root / "RTE" / "train.tsv") == read_text(rte / "train.tsv"));
   // Only the task folder is left behind (no archive, no work directory).
   int entries = 0;
   for (const auto& entry : std::filesystem::directory_iterator(root)) {
