@@ -74,7 +74,8 @@ build: deps configure
 	  cmake -S . -B $(BUILD_DIR) -DCAPABOOST_VARIANTS="$(VARIANTS)"; fi
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-test: build
+# The corpus sources let the suite's smoke encoder build, so every spec's smoke profile runs in the tests.
+test: build corpus-sources
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # The main job: Table 1 (the suite's first reproduced table) on the default profile.
