@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 
 #include "measures/measure_registry.h"
 #include "params/resolution.h"
@@ -43,8 +44,13 @@ Resolved resolve_runs(const Spec& spec, const std::string& profile, const DataFi
                       const ModelFingerprint& model) {
   Resolved resolved;
   std::set<std::string> seen;
+  std::map<std::string, ParameterList> parameters_of;  // measure → what its runs take, built once
   for (const RunDraft& draft : expand_spec(spec, profile)) {
-    const Resolution resolution = resolve_parameters(run_parameters(find_measure(draft.measure)), draft.given);
+    auto parameters = parameters_of.find(draft.measure);
+    if (parameters == parameters_of.end()) {
+      parameters = parameters_of.emplace(draft.measure, run_parameters(find_measure(draft.measure))).first;
+    }
+    const Resolution resolution = resolve_parameters(parameters->second, draft.given);
     const std::string row = fmt::format("row '{}'", draft.label);
     for (const auto& problem : resolution.problems) {
       const auto origin = draft.origins.find(problem.parameter);

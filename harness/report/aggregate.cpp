@@ -36,11 +36,21 @@ std::string value_label(const nlohmann::json& value) {
   return value.dump();
 }
 
-std::string column_title(const std::string& key, const std::string& column) {
+std::optional<double> numeric_label(const std::string& label) {
   char* end = nullptr;
-  std::strtod(column.c_str(), &end);
-  const bool numeric = !column.empty() && end && *end == '\0';
-  return numeric && !key.empty() ? fmt::format("{}={}", key, column) : column;
+  const double value = std::strtod(label.c_str(), &end);
+  if (label.empty() || !end || *end != '\0') return std::nullopt;
+  return value;
+}
+
+std::string csv_field(const std::string& text) {
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string column_title(const std::string& key, const std::string& column) {
+  return numeric_label(column) && !key.empty() ? fmt::format("{}={}", key, column) : column;
 }
 
 CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store, const std::string& metric,

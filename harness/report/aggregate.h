@@ -38,6 +38,12 @@ struct CellTable {
 /// The label of a JSON parameter value in a table ("8", "0.5", "diff").
 std::string value_label(const nlohmann::json& value);
 
+/// The number a label spells ("0.5", "64"), or nullopt for a name ("CoLA").
+std::optional<double> numeric_label(const std::string& label);
+
+/// A field of a CSV line, quoted, with inner quotes doubled.
+std::string csv_field(const std::string& text);
+
 /// A column's heading: "rank=8" for a numeric value of parameter `key`; a named value ("CoLA", "diff")
 /// says what it is by itself; the label alone when `key` is empty.
 std::string column_title(const std::string& key, const std::string& column);

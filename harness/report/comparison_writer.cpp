@@ -46,8 +46,9 @@ std::string render_comparisons_markdown(const std::vector<ComparisonResult>& res
                                         int decimals) {
   if (results.empty()) return "";
   std::string out =
-      "\n## Paired differences\n\nA − B over the seeds both were run with (same data order, same masks); 95% "
-      "Student-t interval (with n = 3, t = 4.30: an interval excluding 0 is a gap well beyond seed noise).\n\n"
+      "\n## Paired differences\n\nA − B over the seeds both were run with (same data order, same masks), with a 95% "
+      "Student-t interval (wide for few seeds: t = 4.30 at n = 3); an interval that excludes 0 is a gap beyond seed "
+      "noise.\n\n"
       "| A | B | where | n | A − B | 95% interval |\n|---|---|---|---|---|---|\n";
   for (const auto& result : results) {
     for (const auto& d : result.differences) {
@@ -65,21 +66,16 @@ std::string render_comparisons_markdown(const std::vector<ComparisonResult>& res
 }
 
 std::string render_comparisons_csv(const std::vector<ComparisonResult>& results) {
-  auto quote = [](const std::string& text) {
-    std::string q = "\"";
-    for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   std::string out = "claim,a,b,column_a,column_b,n,mean,ci_low,ci_high,seeds,verdict\n";
   for (const auto& result : results) {
     for (const auto& d : result.differences) {
       const bool bounded = std::isfinite(d.half_width) && !d.seeds.empty();
-      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", quote(result.spec.claim), quote(result.spec.a.row),
-                         quote(result.spec.b.row), quote(d.column_a), quote(d.column_b), d.seeds.size(),
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(result.spec.claim), csv_field(result.spec.a.row),
+                         csv_field(result.spec.b.row), csv_field(d.column_a), csv_field(d.column_b), d.seeds.size(),
                          d.seeds.empty() ? "" : fmt::format("{}", d.mean),
                          bounded ? fmt::format("{}", d.mean - d.half_width) : "",
                          bounded ? fmt::format("{}", d.mean + d.half_width) : "", fmt::join(d.seeds, " "),
-                         quote(result.verdict));
+                         csv_field(result.verdict));
     }
   }
   return out;

@@ -41,20 +41,17 @@ void write_text(const fs::path& path, const std::string& text) {
 std::function<std::string(const std::string&, size_t)> dodge_function(const CellTable& cells, bool logscale) {
   double low = INFINITY, high = -INFINITY;
   for (const auto& x : cells.columns) {
-    char* end = nullptr;
-    const double value = std::strtod(x.c_str(), &end);
-    if (end && *end == '\0') {
-      low = std::min(low, value);
-      high = std::max(high, value);
+    if (const auto value = numeric_label(x)) {
+      low = std::min(low, *value);
+      high = std::max(high, *value);
     }
   }
   const double n = static_cast<double>(cells.rows.size());
   return [=](const std::string& x, size_t index) {
-    char* end = nullptr;
-    const double value = std::strtod(x.c_str(), &end);
-    if (!end || *end != '\0' || !(high > low) || n < 2) return x;
+    const auto value = numeric_label(x);
+    if (!value || !(high > low) || n < 2) return x;
     const double offset = (static_cast<double>(index) - (n - 1) / 2) / (n - 1) * 0.03;  // within ±1.5%
-    const double shifted = logscale ? value * std::pow(high / low, offset) : value + offset * (high - low);
+    const double shifted = logscale ? *value * std::pow(high / low, offset) : *value + offset * (high - low);
     return fmt::format("{}", shifted);
   };
 }
@@ -79,7 +76,7 @@ std::vector<std::string> write_figure(const FigureLayout& layout, const CellTabl
       const auto& row = cells.cells.at(series);
       auto it = row.find(x);
       if (it == row.end() || it->second.empty()) continue;
-      csv += fmt::format("\"{}\",{},{},{},{}\n", series, x, it->second.mean(), it->second.std(), it->second.values.size());
+      csv += fmt::format("{},{},{},{},{}\n", csv_field(series), x, it->second.mean(), it->second.std(), it->second.values.size());
       points += fmt::format("{} {} {}\n", dodge(x, index), it->second.mean(), it->second.std());
     }
     if (points.empty()) continue;

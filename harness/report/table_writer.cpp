@@ -156,14 +156,9 @@ std::string render_latex(const TableDocument& d) {
 
 std::string render_csv(const TableDocument& d) {
   std::string out = "row,column,source,mean,std,n,failed,missing,lr,run_keys\n";
-  auto quote = [](const std::string& text) {
-    std::string q = "\"";
-    for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   auto paper_line = [&](const std::string& row, const std::string& column) {
     if (const auto* reported = find_reported(d, row, column)) {
-      out += fmt::format("{},{},paper,{},{},,,,,\n", quote(row), quote(column), reported->mean,
+      out += fmt::format("{},{},paper,{},{},,,,,\n", csv_field(row), csv_field(column), reported->mean,
                          reported->std ? fmt::format("{}", *reported->std) : "");
     }
   };
@@ -171,7 +166,7 @@ std::string render_csv(const TableDocument& d) {
     for (const auto& column : d.cells.columns) {
       paper_line(row, column);
       if (const auto* cell = find_cell(d, row, column)) {
-        out += fmt::format("{},{},measured,{},{},{},{},{},{},{}\n", quote(row), quote(column),
+        out += fmt::format("{},{},measured,{},{},{},{},{},{},{}\n", csv_field(row), csv_field(column),
                            cell->empty() ? "" : fmt::format("{}", cell->mean()),
                            cell->values.size() < 2 ? "" : fmt::format("{}", cell->std()), cell->values.size(), cell->failed,
                            cell->missing, cell->selected_lr ? fmt::format("{}", *cell->selected_lr) : "",

@@ -228,6 +228,16 @@ void read_profiles(Reader& reader, const YAML::Node& node, std::map<std::string,
   }
 }
 
+// The measure `node` names, or "" after reporting it when no measure of that name is registered.
+std::string registered_measure(Reader& reader, const YAML::Node& node, const std::string& where) {
+  const std::string name = reader.string_value(node, "measure").value_or("");
+  const auto measures = measure_names();
+  if (name.empty() || std::find(measures.begin(), measures.end(), name) != measures.end()) return name;
+  reader.error(node, fmt::format("unknown measure '{}'{}{}; measures: {}", name, where, did_you_mean(name, measures),
+                                 fmt::join(measures, ", ")));
+  return "";
+}
+
 // A side is a row label, or {row: label, column: value}; rows must be the spec's own.
 std::optional<ComparisonSide> comparison_side(Reader& reader, const YAML::Node& node, const Spec& spec,
                                               const std::string& where) {
@@ -428,14 +438,7 @@ Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics) {
   }
   if (node["name"]) spec.name = reader.string_value(node["name"], "name").value_or("");
   if (node["title"]) spec.title = reader.string_value(node["title"], "title").value_or("");
-  if (node["measure"]) {
-    spec.measure = reader.string_value(node["measure"], "measure").value_or("");
-    const auto measures = measure_names();
-    if (!spec.measure.empty() && std::find(measures.begin(), measures.end(), spec.measure) == measures.end()) {
-      reader.error(node["measure"], fmt::format("unknown measure '{}'{}; measures: {}", spec.measure,
-                                                did_you_mean(spec.measure, measures), fmt::join(measures, ", ")));
-    }
-  }
+  if (node["measure"]) spec.measure = registered_measure(reader, node["measure"], "");
   const fs::path directory = fs::path(path).parent_path();
   if (node["paper"]) {
     const auto paper = reader.string_value(node["paper"], "paper").value_or("");
@@ -459,14 +462,7 @@ Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics) {
           if (!labels.insert(parsed.label).second) reader.error(row["label"], fmt::format("duplicate row label '{}'", parsed.label));
         }
         if (row["measure"]) {
-          parsed.measure = reader.string_value(row["measure"], "measure").value_or("");
-          const auto measures = measure_names();
-          if (std::find(measures.begin(), measures.end(), parsed.measure) == measures.end()) {
-            reader.error(row["measure"], fmt::format("unknown measure '{}' in row '{}'{}; measures: {}", parsed.measure,
-                                                     parsed.label, did_you_mean(parsed.measure, measures),
-                                                     fmt::join(measures, ", ")));
-            parsed.measure.clear();
-          }
+          parsed.measure = registered_measure(reader, row["measure"], fmt::format(" in row '{}'", parsed.label));
         }
         parsed.parameters =
             reader.parameters(row, fmt::format("row '{}'", parsed.label), parsed.marks, {"label", "measure"});

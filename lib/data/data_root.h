@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "util/setup_error.h"
 #include "data/glue_task.h"
+#include "util/setup_error.h"
 
 namespace capaboost {
 
