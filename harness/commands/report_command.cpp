@@ -45,6 +45,8 @@ Command report_command(CLI::App& app) {
             if (!sweep.spec.paper.empty()) paper = load_paper_numbers(sweep.spec.paper);
             int incomplete = 0;
             std::vector<ComparisonResult> comparisons;
+            const auto overlay = sweep.spec.profiles.find(options->profile);
+            const std::string caption = overlay == sweep.spec.profiles.end() ? "" : overlay->second.caption;
             if (sweep.spec.table) {
               const auto& layout = *sweep.spec.table;
               for (const auto& metric : layout.metrics) {
@@ -54,6 +56,7 @@ Command report_command(CLI::App& app) {
                 document.profile = options->profile;
                 document.metric = metric;
                 document.column_key = layout.columns;
+                document.caption = caption;
                 document.decimals = layout.decimals_of(metric);
                 document.higher_is_better = layout.higher_is_better;
                 document.cells = aggregate(sweep.runs, store, metric, layout.rows, layout.columns);
@@ -78,13 +81,18 @@ Command report_command(CLI::App& app) {
               }
             }
             if (!comparisons.empty()) write_text(fs::path(out) / "comparisons.csv", render_comparisons_csv(comparisons));
-            if (sweep.spec.figure) {
-              const auto& layout = *sweep.spec.figure;
-              const auto cells = aggregate(sweep.runs, store, layout.metric, layout.series, layout.x);
+            for (const auto& layout : sweep.spec.figures) {
+              const auto cells = aggregate(sweep.runs, store, layout.metric, layout.series,
+                                           layout.x_metric.empty() ? layout.x : layout.over);
+              const auto series =
+                  layout.x_metric.empty()
+                      ? points_by_parameter(cells, layout.log_base_x != 0)
+                      : points_by_metric(aggregate(sweep.runs, store, layout.x_metric, layout.series, layout.over), cells);
               // The picture travels alone: its title says what the bars are and which profile made it.
-              const std::string title = fmt::format("{}\\n{{/*0.8 profile {}: mean ± std over seeds}}",
-                                                    sweep.spec.title, options->profile);
-              for (const auto& file : write_figure(layout, cells, title, *plots_dir, out, "figure")) {
+              const std::string title =
+                  fmt::format("{}\\n{{/*0.8 profile {}: mean ± std over seeds{}}}", sweep.spec.title, options->profile,
+                              caption.empty() ? "" : "\\n" + caption);
+              for (const auto& file : write_figure(layout, series, title, *plots_dir, out)) {
                 fmt::print("wrote {}\n", file);
               }
             }

@@ -7,8 +7,9 @@
 // their defaults.
 // Metrics: eval_score (the LR-selection score), test_score, test_<metric> for each task metric
 // (fractions, as Hugging Face reports them), paper_score (the test number the paper's tables print,
-// ×100), best_epoch, tuner_dense_percent, tuner_effective_percent, trainable, steps, wall_seconds,
-// train_tokens_per_second, peak_rss_mib; for weight-update methods (LoRA and its CapaBoost form) the
+// ×100), best_epoch, tuner_dense_percent, tuner_effective_percent, fine_tuned_percent (% FT params of
+// any method: the tuners' effective entries plus the backbone parameters it trains), trainable, steps,
+// wall_seconds, train_tokens_per_second, peak_rss_mib; for weight-update methods (LoRA and its CapaBoost form) the
 // ranks of ΔW after the last epoch: rank, rank_min, effective_rank, params_vs_lora_r8.
 // Details: every epoch's metrics, rank and singular values per site, the splits' provenance, the backbone.
 
@@ -81,6 +82,7 @@ MeasureResult measure_finetune(const Parameters& config, const RunContext& conte
   measured.metrics["best_epoch"] = result.best_epoch;
   measured.metrics["tuner_dense_percent"] = result.parameters.tuner_dense_percent();
   measured.metrics["tuner_effective_percent"] = result.parameters.tuner_effective_percent();
+  measured.metrics["fine_tuned_percent"] = result.parameters.fine_tuned_percent();
   measured.metrics["trainable"] = result.parameters.trainable;
   measured.metrics["steps"] = result.steps;
   measured.metrics["wall_seconds"] = result.wall_seconds;

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -36,9 +36,9 @@ void write_text(const fs::path& path, const std::string& text) {
   if (!out) throw std::runtime_error(fmt::format("{}: cannot write", path.string()));
 }
 
-// x of series `index` of n, shifted by up to ±1.5% of the axis (a factor on a log axis); non-numeric x
-// labels are left as they are.
-std::function<std::string(const std::string&, size_t)> dodge_function(const CellTable& cells, bool logscale) {
+}  // namespace
+
+std::vector<FigureSeries> points_by_parameter(const CellTable& cells, bool log_x) {
   double low = INFINITY, high = -INFINITY;
   for (const auto& x : cells.columns) {
     if (const auto value = numeric_label(x)) {
@@ -47,42 +47,86 @@ std::function<std::string(const std::string&, size_t)> dodge_function(const Cell
     }
   }
   const double n = static_cast<double>(cells.rows.size());
-  return [=](const std::string& x, size_t index) {
-    const auto value = numeric_label(x);
-    if (!value || !(high > low) || n < 2) return x;
-    const double offset = (static_cast<double>(index) - (n - 1) / 2) / (n - 1) * 0.03;  // within ±1.5%
-    const double shifted = logscale ? *value * std::pow(high / low, offset) : *value + offset * (high - low);
-    return fmt::format("{}", shifted);
-  };
-}
-
-}  // namespace
-
-std::vector<std::string> write_figure(const FigureLayout& layout, const CellTable& cells, const std::string& title,
-                                      const std::string& plots_dir, const std::string& out_dir,
-                                      const std::string& name) {
-  fs::create_directories(out_dir);
-  std::vector<std::string> written;
-  // CSV for people; a gnuplot data file with one block per series for the plot.
-  std::string csv = "series,x,mean,std,n\n", data, plot;
-  int block = 0;
-  // Series measured at the same x are drawn side by side (a small horizontal dodge), so that their
-  // error bars do not hide one another; the CSV keeps the true x.
-  const auto dodge = dodge_function(cells, layout.logscale_x);
+  std::vector<FigureSeries> figure;
   for (size_t index = 0; index < cells.rows.size(); ++index) {
-    const auto& series = cells.rows[index];
-    std::string points;
-    for (const auto& x : cells.columns) {
-      const auto& row = cells.cells.at(series);
+    FigureSeries series{cells.rows[index], {}};
+    const auto& row = cells.cells.at(series.name);
+    for (size_t column = 0; column < cells.columns.size(); ++column) {
+      const auto& x = cells.columns[column];
       auto it = row.find(x);
       if (it == row.end() || it->second.empty()) continue;
-      csv += fmt::format("{},{},{},{},{}\n", csv_field(series), x, it->second.mean(), it->second.std(), it->second.values.size());
-      points += fmt::format("{} {} {}\n", dodge(x, index), it->second.mean(), it->second.std());
+      // Named x values ("CoLA") are categories, drawn at their position 1, 2, …
+      const auto value = numeric_label(x);
+      double plot_x = value.value_or(static_cast<double>(column + 1));
+      if (value && high > low && n > 1) {
+        const double offset = (static_cast<double>(index) - (n - 1) / 2) / (n - 1) * 0.03;  // within ±1.5%
+        plot_x = log_x ? *value * std::pow(high / low, offset) : *value + offset * (high - low);
+      }
+      series.points.push_back({x, plot_x, it->second.mean(), it->second.std(), it->second.values.size()});
+    }
+    figure.push_back(series);
+  }
+  return figure;
+}
+
+std::vector<FigureSeries> points_by_metric(const CellTable& x_cells, const CellTable& y_cells) {
+  std::vector<FigureSeries> figure;
+  for (const auto& name : y_cells.rows) {
+    const auto x_row = x_cells.cells.find(name);
+    const auto& y_row = y_cells.cells.at(name);
+    if (x_row == x_cells.cells.end()) continue;
+    // Both tables come from the same runs in the same order, so their columns pair up by position
+    // (without `over` each has one column, named after its own metric).
+    double x_sum = 0;
+    std::map<int64_t, std::vector<double>> by_seed;  // seed → y in each column
+    bool complete = x_cells.columns.size() == y_cells.columns.size();
+    for (size_t c = 0; complete && c < y_cells.columns.size(); ++c) {
+      const auto x_cell = x_row->second.find(x_cells.columns[c]);
+      const auto y_cell = y_row.find(y_cells.columns[c]);
+      complete = x_cell != x_row->second.end() && !x_cell->second.empty() && y_cell != y_row.end() &&
+                 !y_cell->second.empty();
+      if (!complete) break;
+      x_sum += x_cell->second.mean();
+      for (size_t i = 0; i < y_cell->second.values.size(); ++i) {
+        by_seed[y_cell->second.seeds[i]].push_back(y_cell->second.values[i]);
+      }
+    }
+    if (!complete) continue;
+    Cell averages;  // one value per seed that every column has
+    for (const auto& [seed, values] : by_seed) {
+      if (values.size() != y_cells.columns.size()) continue;
+      double sum = 0;
+      for (double v : values) sum += v;
+      averages.values.push_back(sum / static_cast<double>(values.size()));
+    }
+    if (averages.empty()) continue;
+    const double x = x_sum / static_cast<double>(y_cells.columns.size());
+    figure.push_back({name, {{fmt::format("{}", x), x, averages.mean(), averages.std(), averages.values.size()}}});
+  }
+  return figure;
+}
+
+std::vector<std::string> write_figure(const FigureLayout& layout, const std::vector<FigureSeries>& figure,
+                                      const std::string& title, const std::string& plots_dir,
+                                      const std::string& out_dir) {
+  fs::create_directories(out_dir);
+  const std::string& name = layout.file;
+  std::vector<std::string> written;
+  // CSV for people (the true x); a gnuplot data file with one block per series for the plot.
+  std::string csv = "series,x,mean,std,n\n", data, plot;
+  int block = 0;
+  for (const auto& series : figure) {
+    std::string points;
+    for (const auto& point : series.points) {
+      csv += fmt::format("{},{},{},{},{}\n", csv_field(series.name), point.x, point.mean, point.std, point.n);
+      points += fmt::format("{} {} {}\n", point.plot_x, point.mean, point.std);
     }
     if (points.empty()) continue;
     data += points + "\n\n";
-    plot += fmt::format("{}'{}.dat' index {} using 1:2:3 with yerrorlines lw 2 pt 7 ps 0.8 title \"{}\"",
-                        plot.empty() ? "" : ", ", name, block++, series);
+    std::string key_title;  // inside gnuplot's double quotes
+    for (char c : series.name) key_title += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+    plot += fmt::format("{}'{}.dat' index {} using 1:2:3 with yerrorlines lw 2 pt 7 ps {} title \"{}\"",
+                        plot.empty() ? "" : ", ", name, block++, series.points.size() == 1 ? 1.4 : 0.8, key_title);
   }
   const fs::path csv_path = fs::path(out_dir) / (name + ".csv");
   write_text(csv_path, csv);
@@ -94,7 +138,7 @@ std::vector<std::string> write_figure(const FigureLayout& layout, const CellTabl
   replace_all(script, "@TITLE@", title);
   replace_all(script, "@XLABEL@", layout.xlabel);
   replace_all(script, "@YLABEL@", layout.ylabel);
-  replace_all(script, "@LOGX@", layout.logscale_x ? "set logscale x 2" : "unset logscale x");
+  replace_all(script, "@LOGX@", layout.log_base_x ? fmt::format("set logscale x {}", layout.log_base_x) : "unset logscale x");
   replace_all(script, "@PLOT@", plot);
   const fs::path script_path = fs::path(out_dir) / (name + ".gp");
   write_text(script_path, script);

@@ -5,14 +5,42 @@
 #include "spec/spec.h"
 
 #include <string>
+#include <vector>
 
 namespace capaboost::harness {
 
-/// Writes <out_dir>/<name>.csv (series,x,mean,std,n) and, when gnuplot is installed, <name>.pdf and
-/// <name>.png from plots/<template>.gp (placeholders @DATA@ @TITLE@ @XLABEL@ @YLABEL@ @LOGX@ @PLOT@).
-/// `cells`: rows are series, columns are x values. Returns the files written.
-std::vector<std::string> write_figure(const FigureLayout& layout, const CellTable& cells, const std::string& title,
-                                      const std::string& plots_dir, const std::string& out_dir,
-                                      const std::string& name);
+/// One plotted point: x as the CSV shows it, the x gnuplot draws (dodged beside other series), and
+/// the mean and sample standard deviation of y over `n` seeds.
+struct FigurePoint {
+  std::string x;
+  double plot_x = 0;
+  double mean = 0, std = 0;
+  size_t n = 0;
+};
+
+/// One series (a line, or one point) of a figure.
+struct FigureSeries {
+  std::string name;
+  std::vector<FigurePoint> points;
+};
+
+/// Points of a figure whose x is a parameter: `cells` has the series as rows and x values as columns.
+/// Series measured at the same x are shifted by up to ±1.5% of the axis (a factor on a log axis) so
+/// that their error bars do not hide one another.
+std::vector<FigureSeries> points_by_parameter(const CellTable& cells, bool log_x);
+
+/// Points of a figure whose x is a record metric: one point per series, x the mean of `x_cells`, y
+/// from `y_cells` (both aggregated with the same rows and columns). With several columns (the values
+/// of `over`), x is the mean over columns and y the mean over seeds of each seed's column average, so
+/// a series needs every column and the seeds all its columns share. Series without y values (a rank for
+/// an adapter) are left out.
+std::vector<FigureSeries> points_by_metric(const CellTable& x_cells, const CellTable& y_cells);
+
+/// Writes <out_dir>/<layout.file>.csv (series,x,mean,std,n) and, when gnuplot is installed, .pdf and
+/// .png from plots/<template>.gp (placeholders @TITLE@ @XLABEL@ @YLABEL@ @LOGX@ @PLOT@). Returns the
+/// files written.
+std::vector<std::string> write_figure(const FigureLayout& layout, const std::vector<FigureSeries>& series,
+                                      const std::string& title, const std::string& plots_dir,
+                                      const std::string& out_dir);
 
 }  // namespace capaboost::harness

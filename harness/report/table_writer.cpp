@@ -124,9 +124,10 @@ std::string render_latex(const TableDocument& d) {
   out += fmt::format(
       "\\caption{{{} ({}). Measured rows: mean$_{{\\pm\\mathrm{{std}}}}$ over {} seed(s), profile "
       "\\texttt{{{}}}, best measured entry per column in bold; rows marked * are the paper's reported "
-      "numbers{}; $^\\dagger$: some runs missing or failed.}}\n",
+      "numbers{}; $^\\dagger$: some runs missing or failed.{}}}\n",
       latex_escape(d.title), latex_escape(d.metric), seed_count(d), latex_escape(d.profile),
-      d.paper && !d.paper->source.empty() ? " (" + latex_escape(d.paper->source) + ")" : "");
+      d.paper && !d.paper->source.empty() ? " (" + latex_escape(d.paper->source) + ")" : "",
+      d.caption.empty() ? "" : " " + latex_escape(d.caption));
   out += fmt::format("\\label{{tab:{}-{}}}\n", d.spec_name, d.metric);
   out += fmt::format("\\begin{{tabular}}{{l{}}}\n\\toprule\n", std::string(d.cells.columns.size(), 'c'));
   out += "Method";
@@ -181,8 +182,8 @@ std::string render_csv(const TableDocument& d) {
 }
 
 std::string render_markdown(const TableDocument& d) {
-  std::string out = fmt::format("**{}** ({}; profile `{}`, {} seed(s); * = paper)\n\n| Method |", d.title, d.metric,
-                                d.profile, seed_count(d));
+  std::string out = fmt::format("**{}** ({}; profile `{}`, {} seed(s); * = paper)\n\n{}| Method |", d.title, d.metric,
+                                d.profile, seed_count(d), d.caption.empty() ? "" : d.caption + "\n\n");
   for (const auto& column : d.cells.columns) out += " " + column_title(d, column) + " |";
   out += "\n|---|";
   for (size_t i = 0; i < d.cells.columns.size(); ++i) out += "---|";

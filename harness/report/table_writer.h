@@ -16,6 +16,7 @@ struct TableDocument {
   std::string profile;
   std::string metric;
   std::string column_key;  ///< parameter behind the columns ("" when columns are metrics)
+  std::string caption;     ///< the profile's note to the reader (spec profiles' `caption:`), may be empty
   int decimals = 1;
   bool higher_is_better = true;
   CellTable cells;

@@ -153,7 +153,7 @@ class Reader {
     ProfileOverlay overlay;
     const std::string where = fmt::format("profile '{}'", name);
     if (!expect_map(node, where)) return overlay;
-    check_keys(node, {"set", "replace", "seeds", "lr_grid", "grid", "zip"}, where);
+    check_keys(node, {"set", "replace", "seeds", "lr_grid", "grid", "zip", "caption"}, where);
     if (node["set"]) overlay.set = parameters(node["set"], where + " set", overlay.set_marks);
     if (node["replace"]) overlay.replace = replacements(node["replace"], where + " replace", overlay.replace_marks);
     if (node["seeds"]) {
@@ -166,6 +166,7 @@ class Reader {
     }
     if (node["grid"]) overlay.grid = axes(node["grid"], where + " grid");
     if (node["zip"]) overlay.zip = axes(node["zip"], where + " zip");
+    if (node["caption"]) overlay.caption = string_value(node["caption"], "caption").value_or("");
     return overlay;
   }
 
@@ -205,6 +206,7 @@ void merge_overlay(ProfileOverlay& into, const ProfileOverlay& from) {
     into.lr_grid_mark = from.lr_grid_mark;
   }
   if (from.zip) into.zip = from.zip;
+  if (!from.caption.empty()) into.caption = from.caption;
   for (const auto& axis : from.grid) {
     auto it = std::find_if(into.grid.begin(), into.grid.end(), [&](const Axis& a) { return a.name == axis.name; });
     if (it == into.grid.end()) {
@@ -300,6 +302,43 @@ void read_comparisons(Reader& reader, const YAML::Node& node, Spec& spec) {
   }
 }
 
+// One figure: x is a parameter, or x_metric a record metric (optionally averaged `over` a parameter).
+void read_figure(Reader& reader, const YAML::Node& figure, const std::string& where, Spec& spec) {
+  if (!reader.expect_map(figure, where)) return;
+  reader.check_keys(figure, {"x", "x_metric", "over", "series", "metric", "template", "xlabel", "ylabel", "logscale_x"},
+                    where);
+  FigureLayout layout;
+  for (const char* required : {"series", "metric", "template"}) {
+    if (!figure[required]) reader.error(figure, fmt::format("{} needs '{}'", where, required));
+  }
+  if (!figure["x"] == !figure["x_metric"]) {
+    reader.error(figure, fmt::format("{} needs one of 'x' (a parameter) and 'x_metric' (a record metric)", where));
+  }
+  if (figure["over"] && !figure["x_metric"]) {
+    reader.error(figure["over"], fmt::format("{}: 'over' averages an x_metric figure; with 'x' every value is a point", where));
+  }
+  if (figure["x"]) layout.x = figure["x"].as<std::string>();
+  if (figure["x_metric"]) layout.x_metric = figure["x_metric"].as<std::string>();
+  if (figure["over"]) layout.over = figure["over"].as<std::string>();
+  if (figure["series"]) layout.series = figure["series"].as<std::string>();
+  if (figure["metric"]) layout.metric = figure["metric"].as<std::string>();
+  if (figure["template"]) layout.template_name = figure["template"].as<std::string>();
+  layout.xlabel = figure["xlabel"] ? figure["xlabel"].as<std::string>() : layout.x + layout.x_metric;
+  layout.ylabel = figure["ylabel"] ? figure["ylabel"].as<std::string>() : layout.metric;
+  if (const auto logscale = figure["logscale_x"]) {
+    bool flag = false;
+    int base = 0;
+    if (YAML::convert<bool>::decode(logscale, flag)) {
+      layout.log_base_x = flag ? 2 : 0;
+    } else if (YAML::convert<int>::decode(logscale, base) && base >= 2) {
+      layout.log_base_x = base;
+    } else {
+      reader.error(logscale, fmt::format("{}.logscale_x is true, false or a log base (2, 10)", where));
+    }
+  }
+  spec.figures.push_back(layout);
+}
+
 void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
   if (!reader.expect_map(node, "report")) return;
   reader.check_keys(node, {"table", "figure", "comparisons"}, "report");
@@ -329,20 +368,23 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
     if (table["higher_is_better"]) layout.higher_is_better = table["higher_is_better"].as<bool>();
     spec.table = layout;
   }
-  if (const auto figure = node["figure"]; figure && reader.expect_map(figure, "report.figure")) {
-    reader.check_keys(figure, {"x", "series", "metric", "template", "xlabel", "ylabel", "logscale_x"}, "report.figure");
-    FigureLayout layout;
-    for (const char* required : {"x", "series", "metric", "template"}) {
-      if (!figure[required]) reader.error(figure, fmt::format("report.figure needs '{}'", required));
+  if (const auto figure = node["figure"]) {
+    if (figure.IsSequence()) {
+      // Several panels: each is named after its metric, so a metric drawn twice would overwrite itself.
+      std::set<std::string> metrics;
+      for (size_t i = 0; i < figure.size(); ++i) {
+        const auto before = spec.figures.size();
+        read_figure(reader, figure[i], fmt::format("report.figure[{}]", i), spec);
+        if (spec.figures.size() == before) continue;
+        auto& layout = spec.figures.back();
+        layout.file = "figure_" + layout.metric;
+        if (!metrics.insert(layout.metric).second) {
+          reader.error(figure[i], fmt::format("report.figure[{}] draws '{}' again; one figure per metric", i, layout.metric));
+        }
+      }
+    } else {
+      read_figure(reader, figure, "report.figure", spec);
     }
-    if (figure["x"]) layout.x = figure["x"].as<std::string>();
-    if (figure["series"]) layout.series = figure["series"].as<std::string>();
-    if (figure["metric"]) layout.metric = figure["metric"].as<std::string>();
-    if (figure["template"]) layout.template_name = figure["template"].as<std::string>();
-    layout.xlabel = figure["xlabel"] ? figure["xlabel"].as<std::string>() : layout.x;
-    layout.ylabel = figure["ylabel"] ? figure["ylabel"].as<std::string>() : layout.metric;
-    if (figure["logscale_x"]) layout.logscale_x = figure["logscale_x"].as<bool>();
-    spec.figure = layout;
   }
   if (const auto comparisons = node["comparisons"]) read_comparisons(reader, comparisons, spec);
 }

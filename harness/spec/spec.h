@@ -71,6 +71,9 @@ struct ProfileOverlay {
   /// (e.g. smoke runs the smoke encoder wherever a row names mini, and smoke-random for mini-random).
   nlohmann::json replace = nlohmann::json::object();
   ParameterMarks replace_marks;
+  /// What a reader of this profile's tables and figures must know (e.g. that the mini encoder's width
+  /// caps a rank): appended to the LaTeX caption and the Markdown heading.
+  std::string caption;
 };
 
 struct TableLayout {
@@ -86,13 +89,20 @@ struct TableLayout {
   bool higher_is_better = true;  ///< for bolding the best entry per column
 };
 
+/// One figure of a report (`report.figure`: one map, or a list of them for several panels).
 struct FigureLayout {
-  std::string x;       ///< parameter on the x axis
+  std::string x;         ///< parameter on the x axis (one point per value); empty when x_metric is set
+  /// A record metric on the x axis instead (Figure 1: % trainable parameters): one point per series,
+  /// its x the metric's mean; with `over`, both coordinates averaged over that parameter's values
+  /// seed by seed (a GLUE average over `task`).
+  std::string x_metric;
+  std::string over;
   std::string series;  ///< "label" or a parameter: one line each
   std::string metric;  ///< record metric on the y axis
   std::string template_name;  ///< plots/<template>.gp
   std::string xlabel, ylabel;
-  bool logscale_x = false;
+  int log_base_x = 0;  ///< 0: linear x; else a log axis of this base (`logscale_x: true` is 2, or a base)
+  std::string file = "figure";  ///< file stem: "figure", or "figure_<metric>" in a list of several
 };
 
 /// One side of a claimed comparison: a row, at every column (column empty) or at one column.
@@ -126,7 +136,7 @@ struct Spec {
   SourceMark lr_grid_mark;
   std::map<std::string, ProfileOverlay> profiles;
   std::optional<TableLayout> table;
-  std::optional<FigureLayout> figure;
+  std::vector<FigureLayout> figures;
   std::vector<ComparisonLayout> comparisons;
 };
 

@@ -23,6 +23,7 @@ ParameterReport count_parameters(torch::nn::Module& model, const std::vector<std
     bool is_head = false;
     for (const auto& prefix : head_prefixes) is_head |= param.key().rfind(prefix, 0) == 0;
     (is_head ? report.head : report.backbone) += tensor.numel();
+    if (!is_head && tensor.requires_grad()) report.backbone_trained += tensor.numel();
   }
   return report;
 }

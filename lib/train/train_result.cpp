@@ -38,10 +38,12 @@ nlohmann::json TrainResult::to_json() const {
                         {"tuner_dense", parameters.tuner_dense},
                         {"tuner_effective", parameters.tuner_effective},
                         {"head", parameters.head},
+                        {"backbone_trained", parameters.backbone_trained},
                         {"trainable", parameters.trainable},
                         {"tuner_dense_percent", parameters.backbone > 0 ? parameters.tuner_dense_percent() : 0.0},
                         {"tuner_effective_percent",
-                         parameters.backbone > 0 ? parameters.tuner_effective_percent() : 0.0}};
+                         parameters.backbone > 0 ? parameters.tuner_effective_percent() : 0.0},
+                        {"fine_tuned_percent", parameters.backbone > 0 ? parameters.fine_tuned_percent() : 0.0}};
   json["site_ranks"] = site_ranks.to_json();
   json["steps"] = steps;
   json["wall_seconds"] = wall_seconds;

@@ -5,11 +5,13 @@
 #include <catch2/catch.hpp>
 
 #include "models/deberta_v2.h"
+#include "models/roberta.h"
 #include "params/parameters.h"
 #include "peft/adapter.h"
 #include "peft/lora.h"
 #include "peft/method_registry.h"
 #include "sites/site_registry.h"
+#include "train/trainable_selection.h"
 
 using namespace capaboost;
 
@@ -164,5 +166,34 @@ TEST_CASE("% FT params reproduce the paper's DeBERTaV3-base budget table", "[par
     CHECK(boosted.tuner_dense == 12 * 2 * 768 * 32 + biases32);
     // Masks cover the weights only: 1 - (1 - 0.5)² of them are seen, every bias is.
     CHECK(percent_rounded(100.0 * (boosted.tuner_effective - biases32) / boosted.backbone) == 0.24);
+  }
+}
+
+TEST_CASE("% FT params of BitFit and full fine-tuning count the backbone parameters they train", "[params][paper]") {
+  // RoBERTa-base as a sequence classifier (no pooler: 124,645,632 − 590,592). BitFit trains every bias,
+  // LayerNorm's included: per layer query/key/value/output 4 × 768, intermediate 3,072, output 768 and
+  // two LayerNorms 2 × 768 (8,448), plus the embeddings' LayerNorm 768 — the paper's 0.08%.
+  RobertaForSequenceClassification model(RobertaOptions().num_labels(2));
+  SECTION("BitFit") {
+    select_trainable_parameters(*model, find_method("bitfit").trains_backbone_parameter, model->head_prefixes());
+    const auto report = count_parameters(*model, model->head_prefixes());
+    CHECK(report.backbone == kRobertaBaseParameters - 590592);
+    CHECK(report.tuner_effective == 0);
+    CHECK(report.backbone_trained == 12 * 8448 + 768);
+    CHECK(percent_rounded(report.fine_tuned_percent()) == 0.08);
+  }
+  SECTION("full fine-tuning") {
+    select_trainable_parameters(*model, find_method("full").trains_backbone_parameter, model->head_prefixes());
+    const auto report = count_parameters(*model, model->head_prefixes());
+    CHECK(report.backbone_trained == report.backbone);
+    CHECK(report.fine_tuned_percent() == 100.0);
+  }
+  SECTION("LoRA: the tuner alone, as tuner_effective_percent") {
+    const MethodSpec& method = find_method("lora");
+    method.attach(*model, resolve_or_throw(method.parameters, {{"rank", 8}, {"targets", {"query", "value"}}}, "lora"));
+    select_trainable_parameters(*model, method.trains_backbone_parameter, model->head_prefixes());
+    const auto report = count_parameters(*model, model->head_prefixes());
+    CHECK(report.backbone_trained == 0);
+    CHECK(report.fine_tuned_percent() == report.tuner_effective_percent());
   }
 }

@@ -1,0 +1,112 @@
+// Figure points: a parameter on x (dodged series), or a record metric on x averaged over a parameter
+// seed by seed (Figure 1's GLUE average); and the files a figure writes.
+
+#include "report/figure_writer.h"
+
+#include <catch2/catch.hpp>
+
+#include "support/read_text.h"
+#include "support/temp_dir.h"
+
+using namespace capaboost::harness;
+using Catch::Contains;
+using Catch::WithinAbs;
+
+namespace {
+
+Cell cell_of(std::vector<double> values, std::vector<int64_t> seeds) {
+  Cell cell;
+  cell.values = std::move(values);
+  cell.seeds = std::move(seeds);
+  cell.keys.assign(cell.values.size(), "k");
+  return cell;
+}
+
+}  // namespace
+
+TEST_CASE("a parameter on x: one point per value, series dodged around the true x", "[harness][report][figure]") {
+  CellTable cells;
+  cells.rows = {"A", "B"};
+  cells.columns = {"8", "64"};
+  cells.cells["A"]["8"] = cell_of({1, 3}, {42, 43});
+  cells.cells["A"]["64"] = cell_of({5}, {42});
+  cells.cells["B"]["8"] = cell_of({2}, {42});  // B has no run at 64: no point there
+
+  const auto linear = points_by_parameter(cells, false);
+  REQUIRE(linear.size() == 2);
+  REQUIRE(linear[0].points.size() == 2);
+  REQUIRE(linear[1].points.size() == 1);
+  CHECK(linear[0].points[0].x == "8");
+  CHECK(linear[0].points[0].mean == 2.0);
+  CHECK_THAT(linear[0].points[0].std, WithinAbs(std::sqrt(2.0), 1e-12));
+  CHECK(linear[0].points[0].n == 2);
+  // Two series: offsets ∓1.5% of the axis (56 wide); on a log axis ∓1.5% of its 8-fold span as a factor.
+  CHECK_THAT(linear[0].points[0].plot_x, WithinAbs(8 - 0.015 * 56, 1e-12));
+  CHECK_THAT(linear[1].points[0].plot_x, WithinAbs(8 + 0.015 * 56, 1e-12));
+  const auto log = points_by_parameter(cells, true);
+  CHECK_THAT(log[0].points[1].plot_x, WithinAbs(64 * std::pow(8.0, -0.015), 1e-9));
+
+  cells.columns = {"CoLA", "SST-2"};  // named x values are categories at 1, 2, …
+  cells.cells["A"] = {{"CoLA", cell_of({1}, {42})}, {"SST-2", cell_of({2}, {42})}};
+  cells.cells["B"] = {{"SST-2", cell_of({3}, {42})}};
+  const auto named = points_by_parameter(cells, false);
+  CHECK(named[0].points[1].plot_x == 2.0);
+  CHECK(named[1].points[0].plot_x == 2.0);
+}
+
+TEST_CASE("a metric on x: one point per series, averaged over columns seed by seed", "[harness][report][figure]") {
+  // Columns are tasks (`over: task`); x is % parameters, y a score.
+  CellTable x, y;
+  x.rows = y.rows = {"LoRA", "Adapter", "Partial"};
+  x.columns = y.columns = {"CoLA", "SST-2"};
+  x.cells["LoRA"] = {{"CoLA", cell_of({0.9, 0.9}, {42, 43})}, {"SST-2", cell_of({0.9, 0.9}, {42, 43})}};
+  // Seed 44 ran on CoLA only: it has no average, so it is not a value of the point.
+  y.cells["LoRA"] = {{"CoLA", cell_of({60, 64, 99}, {42, 43, 44})}, {"SST-2", cell_of({90, 94}, {43, 42})}};
+  x.cells["Adapter"] = {{"CoLA", cell_of({0.6}, {42})}, {"SST-2", cell_of({0.8}, {42})}};
+  y.cells["Adapter"] = {{"CoLA", Cell{}}, {"SST-2", Cell{}}};  // no rank for an adapter: no point
+  x.cells["Partial"] = {{"CoLA", cell_of({1.0}, {42})}};
+  y.cells["Partial"] = {{"CoLA", cell_of({50}, {42})}};  // SST-2 missing: no average to draw
+
+  const auto points = points_by_metric(x, y);
+  REQUIRE(points.size() == 1);
+  CHECK(points[0].name == "LoRA");
+  REQUIRE(points[0].points.size() == 1);
+  const auto& point = points[0].points[0];
+  CHECK_THAT(point.plot_x, WithinAbs(0.9, 1e-12));
+  // Seed 42: (60 + 94) / 2 = 77; seed 43: (64 + 90) / 2 = 77.
+  CHECK(point.mean == 77.0);
+  CHECK(point.std == 0.0);
+  CHECK(point.n == 2);
+
+  // Without `over` each table has one column, named after its own metric: they pair by position.
+  CellTable x1, y1;
+  x1.rows = y1.rows = {"LoRA"};
+  x1.columns = {"fine_tuned_percent"};
+  y1.columns = {"paper_score"};
+  x1.cells["LoRA"]["fine_tuned_percent"] = cell_of({0.5, 0.5}, {42, 43});
+  y1.cells["LoRA"]["paper_score"] = cell_of({70, 72}, {42, 43});
+  const auto single = points_by_metric(x1, y1);
+  REQUIRE(single.size() == 1);
+  CHECK(single[0].points[0].x == "0.5");
+  CHECK(single[0].points[0].mean == 71.0);
+}
+
+TEST_CASE("a figure writes its points as CSV, and a plot script naming every series", "[harness][report][figure]") {
+  capaboost::testing::TempDir dir;
+  FigureLayout layout;
+  layout.template_name = "lines_errorbars";
+  layout.file = "figure_rank";
+  layout.xlabel = "% trainable parameters";
+  layout.ylabel = "rank";
+  layout.log_base_x = 10;
+  const std::vector<FigureSeries> series = {{"LoRA \"r=8\"", {{"0.9", 0.9, 8, 0, 3}}}, {"empty", {}}};
+  const auto written = write_figure(layout, series, "Title", std::string(CAPABOOST_SOURCE_DIR) + "/plots",
+                                    dir.path().string());
+  CHECK(capaboost::testing::read_text(dir.path() / "figure_rank.csv") ==
+        "series,x,mean,std,n\n\"LoRA \"\"r=8\"\"\",0.9,8,0,3\n");
+  const auto script = capaboost::testing::read_text(dir.path() / "figure_rank.gp");
+  CHECK_THAT(script, Contains("set logscale x 10"));
+  CHECK_THAT(script, Contains("index 0 using 1:2:3"));
+  CHECK_THAT(script, !Contains("index 1"));  // a series without points is not drawn
+  CHECK(written.size() >= 2);
+}
