@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   commands.push_back(capaboost::harness::tasks_command(app));
   commands.push_back(capaboost::harness::models_command(app));
   commands.push_back(capaboost::harness::backbone_command(app));
+  commands.push_back(capaboost::harness::squad_eval_command(app));
 
   try {
     app.parse(argc, argv);
