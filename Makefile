@@ -23,10 +23,6 @@ DEB_PACKAGES := cmake g++ make pkg-config ccache git \
   libfmt-dev libyaml-cpp-dev catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev \
   libsqlite3-dev libsentencepiece-dev sentencepiece gnuplot-nox wordnet-base
 
-# Adding a source file rewrites CMake's per-target flags, which rebuilds the precompiled header and so
-# every object; with these, ccache recognises the unchanged header and the rebuild is cache hits.
-export CCACHE_SLOPPINESS ?= pch_defines,time_macros,include_file_mtime,include_file_ctime
-
 PROFILE ?= mini
 RESULTS ?= results
 # Folders of your own self-registering variants (methods, measures, tasks, backbones) to compile into
