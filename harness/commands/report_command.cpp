@@ -90,8 +90,8 @@ Command report_command(CLI::App& app) {
                       : points_by_metric(aggregate(sweep.runs, store, layout.x_metric, layout.series, layout.over), cells);
               // The picture travels alone: its title says what the bars are and which profile made it.
               const std::string title =
-                  fmt::format("{}\\n{{/*0.8 profile {}: mean ± std over seeds{}}}", sweep.spec.title, options->profile,
-                              caption.empty() ? "" : "\\n" + caption);
+                  fmt::format("{}\\n{{/*0.8 profile {}: mean ± std over seeds}}{}", sweep.spec.title, options->profile,
+                              caption.empty() ? "" : "\\n{/*0.8 " + caption + "}");
               for (const auto& file : write_figure(layout, series, title, *plots_dir, out)) {
                 fmt::print("wrote {}\n", file);
               }

@@ -7,6 +7,9 @@
 
 #include <fstream>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "commands/commands.h"
 #include "data/squad_dataset.h"
@@ -25,28 +28,22 @@ nlohmann::ordered_json read_json(const std::string& path, const char* what) {
   }
 }
 
-// {"id": "answer text", …}
-SquadPredictions read_predictions(const std::string& path) {
-  const auto json = read_json(path, "predictions");
-  if (!json.is_object()) throw std::runtime_error(path + ": predictions must be {\"question id\": \"answer\", …}");
-  SquadPredictions predictions;
-  for (const auto& [id, text] : json.items()) {
-    if (!text.is_string()) throw std::runtime_error(fmt::format("{}: the prediction for '{}' is not a string", path, id));
-    predictions[id] = text.get<std::string>();
+// {"question id": value, …} in file order; every value a string (answers) or a number (probabilities).
+template <typename Value>
+std::vector<std::pair<std::string, Value>> read_by_id(const std::string& path, const char* what) {
+  constexpr bool text = std::is_same_v<Value, std::string>;
+  const auto json = read_json(path, what);
+  if (!json.is_object()) {
+    throw std::runtime_error(fmt::format("{}: {} must be {{\"question id\": {}, …}}", path, what, text ? "\"text\"" : "p"));
   }
-  return predictions;
-}
-
-// {"id": probability, …}, in file order.
-SquadNoAnswerProbabilities read_na_probs(const std::string& path) {
-  const auto json = read_json(path, "no-answer probabilities");
-  if (!json.is_object()) throw std::runtime_error(path + ": no-answer probabilities must be {\"question id\": p, …}");
-  SquadNoAnswerProbabilities probabilities;
-  for (const auto& [id, p] : json.items()) {
-    if (!p.is_number()) throw std::runtime_error(fmt::format("{}: the probability for '{}' is not a number", path, id));
-    probabilities.emplace_back(id, p.get<double>());
+  std::vector<std::pair<std::string, Value>> values;
+  for (const auto& [id, value] : json.items()) {
+    if (text ? !value.is_string() : !value.is_number()) {
+      throw std::runtime_error(fmt::format("{}: the value for '{}' is not a {}", path, id, text ? "string" : "number"));
+    }
+    values.emplace_back(id, value.template get<Value>());
   }
-  return probabilities;
+  return values;
 }
 
 }  // namespace
@@ -69,7 +66,8 @@ Command squad_eval_command(CLI::App& app) {
       ->capture_default_str();
   return {sub, [options] {
             const SquadDataset dataset = load_squad(options->data);
-            const SquadPredictions predictions = read_predictions(options->predictions);
+            const auto answers = read_by_id<std::string>(options->predictions, "predictions");
+            const SquadPredictions predictions(answers.begin(), answers.end());
             if (dataset.major_version == 1) {
               if (!options->na_probs.empty()) {
                 throw std::runtime_error("--na-probs is for SQuAD v2.0 files; " + options->data + " is version " +
@@ -84,7 +82,7 @@ Command squad_eval_command(CLI::App& app) {
               fmt::print("{}\n", format_squad_evaluation(evaluation, 1));
             } else {
               std::optional<SquadNoAnswerProbabilities> na_probs;
-              if (!options->na_probs.empty()) na_probs = read_na_probs(options->na_probs);
+              if (!options->na_probs.empty()) na_probs = read_by_id<double>(options->na_probs, "no-answer probabilities");
               fmt::print("{}\n", format_squad_evaluation(
                                      evaluate_squad_v2(dataset, predictions, na_probs, options->na_threshold), 2));
             }

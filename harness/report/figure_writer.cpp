@@ -72,14 +72,15 @@ std::vector<FigureSeries> points_by_parameter(const CellTable& cells, bool log_x
 std::vector<FigureSeries> points_by_metric(const CellTable& x_cells, const CellTable& y_cells) {
   std::vector<FigureSeries> figure;
   for (const auto& name : y_cells.rows) {
+    FigureSeries& series = figure.emplace_back(FigureSeries{name, {}});
     const auto x_row = x_cells.cells.find(name);
     const auto& y_row = y_cells.cells.at(name);
-    if (x_row == x_cells.cells.end()) continue;
+    if (x_row == x_cells.cells.end() || x_cells.columns.size() != y_cells.columns.size()) continue;
     // Both tables come from the same runs in the same order, so their columns pair up by position
     // (without `over` each has one column, named after its own metric).
     double x_sum = 0;
     std::map<int64_t, std::vector<double>> by_seed;  // seed → y in each column
-    bool complete = x_cells.columns.size() == y_cells.columns.size();
+    bool complete = true;
     for (size_t c = 0; complete && c < y_cells.columns.size(); ++c) {
       const auto x_cell = x_row->second.find(x_cells.columns[c]);
       const auto y_cell = y_row.find(y_cells.columns[c]);
@@ -101,7 +102,7 @@ std::vector<FigureSeries> points_by_metric(const CellTable& x_cells, const CellT
     }
     if (averages.empty()) continue;
     const double x = x_sum / static_cast<double>(y_cells.columns.size());
-    figure.push_back({name, {{fmt::format("{}", x), x, averages.mean(), averages.std(), averages.values.size()}}});
+    series.points.push_back({fmt::format("{}", x), x, averages.mean(), averages.std(), averages.values.size()});
   }
   return figure;
 }
@@ -115,7 +116,10 @@ std::vector<std::string> write_figure(const FigureLayout& layout, const std::vec
   // CSV for people (the true x); a gnuplot data file with one block per series for the plot.
   std::string csv = "series,x,mean,std,n\n", data, plot;
   int block = 0;
-  for (const auto& series : figure) {
+  // A series keeps its colour (gnuplot line type = its position) in every panel of a spec, even when
+  // another panel leaves out series without values.
+  for (size_t index = 0; index < figure.size(); ++index) {
+    const auto& series = figure[index];
     std::string points;
     for (const auto& point : series.points) {
       csv += fmt::format("{},{},{},{},{}\n", csv_field(series.name), point.x, point.mean, point.std, point.n);
@@ -125,8 +129,9 @@ std::vector<std::string> write_figure(const FigureLayout& layout, const std::vec
     data += points + "\n\n";
     std::string key_title;  // inside gnuplot's double quotes
     for (char c : series.name) key_title += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
-    plot += fmt::format("{}'{}.dat' index {} using 1:2:3 with yerrorlines lw 2 pt 7 ps {} title \"{}\"",
-                        plot.empty() ? "" : ", ", name, block++, series.points.size() == 1 ? 1.4 : 0.8, key_title);
+    plot += fmt::format("{}'{}.dat' index {} using 1:2:3 with yerrorlines lt {} lw 2 pt 7 ps {} title \"{}\"",
+                        plot.empty() ? "" : ", ", name, block++, index + 1, series.points.size() == 1 ? 1.4 : 0.8,
+                        key_title);
   }
   const fs::path csv_path = fs::path(out_dir) / (name + ".csv");
   write_text(csv_path, csv);

@@ -32,8 +32,8 @@ std::vector<FigureSeries> points_by_parameter(const CellTable& cells, bool log_x
 /// Points of a figure whose x is a record metric: one point per series, x the mean of `x_cells`, y
 /// from `y_cells` (both aggregated with the same rows and columns). With several columns (the values
 /// of `over`), x is the mean over columns and y the mean over seeds of each seed's column average, so
-/// a series needs every column and the seeds all its columns share. Series without y values (a rank for
-/// an adapter) are left out.
+/// a series needs every column and the seeds all its columns share. A series without y values (a rank
+/// for an adapter) has no points, and keeps its place (and so its colour).
 std::vector<FigureSeries> points_by_metric(const CellTable& x_cells, const CellTable& y_cells);
 
 /// Writes <out_dir>/<layout.file>.csv (series,x,mean,std,n) and, when gnuplot is installed, .pdf and

@@ -201,13 +201,13 @@ std::string render_markdown(const TableDocument& d) {
   }
   for (const auto& row : paper_only_rows(d)) paper_row(row);
   // Which learning rate each cell's number comes from, when a grid offered a choice: a reader comparing
-  // rows needs to know whether they were tuned alike.
+  // rows needs to know whether they were tuned alike (a cell without values has no choice to show).
   std::vector<std::string> choices;
   for (const auto& row : d.cells.rows) {
     std::vector<std::string> picked;
     for (const auto& column : d.cells.columns) {
       const auto* cell = find_cell(d, row, column);
-      if (cell && cell->learning_rates > 1) picked.push_back(fmt::format("{} {}", column_title(d, column), *cell->selected_lr));
+      if (cell && !cell->empty() && cell->learning_rates > 1) picked.push_back(fmt::format("{} {}", column_title(d, column), *cell->selected_lr));
     }
     if (!picked.empty()) choices.push_back(fmt::format("{}: {}", row, fmt::join(picked, ", ")));
   }

@@ -68,8 +68,10 @@ TEST_CASE("a metric on x: one point per series, averaged over columns seed by se
   y.cells["Partial"] = {{"CoLA", cell_of({50}, {42})}};  // SST-2 missing: no average to draw
 
   const auto points = points_by_metric(x, y);
-  REQUIRE(points.size() == 1);
+  REQUIRE(points.size() == 3);
   CHECK(points[0].name == "LoRA");
+  CHECK(points[1].points.empty());
+  CHECK(points[2].points.empty());
   REQUIRE(points[0].points.size() == 1);
   const auto& point = points[0].points[0];
   CHECK_THAT(point.plot_x, WithinAbs(0.9, 1e-12));
@@ -99,14 +101,16 @@ TEST_CASE("a figure writes its points as CSV, and a plot script naming every ser
   layout.xlabel = "% trainable parameters";
   layout.ylabel = "rank";
   layout.log_base_x = 10;
-  const std::vector<FigureSeries> series = {{"LoRA \"r=8\"", {{"0.9", 0.9, 8, 0, 3}}}, {"empty", {}}};
+  // The first series has no points (an adapter in a rank panel): the second keeps colour 2.
+  const std::vector<FigureSeries> series = {{"empty", {}}, {"LoRA \"r=8\"", {{"0.9", 0.9, 8, 0, 3}}}};
   const auto written = write_figure(layout, series, "Title", std::string(CAPABOOST_SOURCE_DIR) + "/plots",
                                     dir.path().string());
   CHECK(capaboost::testing::read_text(dir.path() / "figure_rank.csv") ==
         "series,x,mean,std,n\n\"LoRA \"\"r=8\"\"\",0.9,8,0,3\n");
   const auto script = capaboost::testing::read_text(dir.path() / "figure_rank.gp");
   CHECK_THAT(script, Contains("set logscale x 10"));
-  CHECK_THAT(script, Contains("index 0 using 1:2:3"));
+  CHECK_THAT(script, Contains("index 0 using 1:2:3 with yerrorlines lt 2"));
+  CHECK_THAT(script, Contains("title \"LoRA \\\"r=8\\\"\""));  // quotes escaped for gnuplot
   CHECK_THAT(script, !Contains("index 1"));  // a series without points is not drawn
   CHECK(written.size() >= 2);
 }

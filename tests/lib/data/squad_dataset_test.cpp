@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "lib/data/glue_test_support.h"
@@ -13,7 +14,13 @@ using Catch::Contains;
 
 namespace {
 
-std::filesystem::path squad_file(const std::string& name) { return test::mirror_root().path / "SQuAD" / name; }
+// A file of the mirror's SQuAD folder, read; nullopt (after a visible warning) when it is absent.
+std::optional<SquadDataset> mirror_squad(const std::string& name) {
+  const auto path = test::mirror_root().path / "SQuAD" / name;
+  if (std::filesystem::exists(path)) return load_squad(path.string());
+  WARN("skipped: " << path << " not found (set CAPABOOST_DATA_DIR to the mirror)");
+  return std::nullopt;
+}
 
 std::string failure_of(const std::string& text) {
   capaboost::testing::TempDir dir;
@@ -29,12 +36,9 @@ std::string failure_of(const std::string& text) {
 }  // namespace
 
 TEST_CASE("the official SQuAD v1.1 dev set reads as published", "[data][squad]") {
-  const auto path = squad_file("dev-v1.1.json");
-  if (!std::filesystem::exists(path)) {
-    WARN("skipped: " << path << " not found (set CAPABOOST_DATA_DIR to the mirror)");
-    return;
-  }
-  const SquadDataset dev = load_squad(path.string());
+  const auto read = mirror_squad("dev-v1.1.json");
+  if (!read) return;
+  const SquadDataset& dev = *read;
   // Its published counts: 48 articles, 10,570 questions, every one answerable.
   CHECK(dev.version == "1.1");
   CHECK(dev.major_version == 1);
@@ -56,12 +60,9 @@ TEST_CASE("the official SQuAD v1.1 dev set reads as published", "[data][squad]")
 }
 
 TEST_CASE("Hugging Face's flat v2.0 sample reads with its unanswerable questions", "[data][squad]") {
-  const auto path = squad_file("sample-hf-v2-format.json");
-  if (!std::filesystem::exists(path)) {
-    WARN("skipped: " << path << " not found (set CAPABOOST_DATA_DIR to the mirror)");
-    return;
-  }
-  const SquadDataset sample = load_squad(path.string());
+  const auto read = mirror_squad("sample-hf-v2-format.json");
+  if (!read) return;
+  const SquadDataset& sample = *read;
   CHECK(sample.version == "2.0");  // a number in the file
   CHECK(sample.major_version == 2);
   REQUIRE(sample.questions.size() == 14);
