@@ -27,13 +27,21 @@ inline CommandResult run_command(const std::string& command) {
   return result;
 }
 
-/// The system python3 when it can import torch, else nullopt (callers skip with a message).
-inline std::optional<std::string> reference_python() {
+/// The system python3 (`command -v -p python3`), torch or not, else nullopt.
+inline std::optional<std::string> system_python() {
   static const std::optional<std::string> interpreter = []() -> std::optional<std::string> {
     auto found = run_command("command -v -p python3");
     if (found.exit_code != 0 || found.output.empty()) return std::nullopt;
-    std::string path = found.output.substr(0, found.output.find('\n'));
-    if (run_command("'" + path + "' -c 'import torch'").exit_code != 0) return std::nullopt;
+    return found.output.substr(0, found.output.find('\n'));
+  }();
+  return interpreter;
+}
+
+/// The system python3 when it can import torch, else nullopt (callers skip with a message).
+inline std::optional<std::string> reference_python() {
+  static const std::optional<std::string> interpreter = []() -> std::optional<std::string> {
+    const auto path = system_python();
+    if (!path || run_command("'" + *path + "' -c 'import torch'").exit_code != 0) return std::nullopt;
     return path;
   }();
   return interpreter;

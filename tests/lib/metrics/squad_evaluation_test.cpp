@@ -111,9 +111,7 @@ std::string synthetic_prediction(const SquadQuestion& q, size_t i) {
 }
 
 nlohmann::ordered_json python_reference(const std::string& arguments) {
-  const auto python = testing::run_command("command -v -p python3");
-  const std::string interpreter = python.output.substr(0, python.output.find('\n'));
-  const auto result = testing::run_command("'" + interpreter + "' '" + CAPABOOST_SOURCE_DIR +
+  const auto result = testing::run_command("'" + *testing::system_python() + "' '" + CAPABOOST_SOURCE_DIR +
                                            "/tests/support/squad_reference.py' evaluate " + arguments);
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
@@ -135,7 +133,7 @@ void check_equal(const nlohmann::ordered_json& ours, const nlohmann::ordered_jso
 
 TEST_CASE("the dev set and the v2.0 sample score as the Python rendering of the official scripts", "[metrics][squad][python]") {
   const auto root = test::mirror_root().path / "SQuAD";
-  if (!std::filesystem::exists(root / "dev-v1.1.json") || testing::run_command("command -v -p python3").exit_code != 0) {
+  if (!std::filesystem::exists(root / "dev-v1.1.json") || !testing::system_python()) {
     WARN("skipped: needs " << root << " and a system python3");
     return;
   }

@@ -54,8 +54,8 @@ TEST_CASE("exact match and token F1 as both scripts compute them", "[metrics][sq
 
 TEST_CASE("normalisation equals Python's on every answer and question of the v1.1 dev set", "[metrics][squad][python]") {
   const auto path = test::mirror_root().path / "SQuAD" / "dev-v1.1.json";
-  const auto python = testing::run_command("command -v -p python3");
-  if (!std::filesystem::exists(path) || python.exit_code != 0) {
+  const auto python = testing::system_python();
+  if (!std::filesystem::exists(path) || !python) {
     WARN("skipped: needs " << path << " and a system python3");
     return;
   }
@@ -67,8 +67,7 @@ TEST_CASE("normalisation equals Python's on every answer and question of the v1.
   }
   capaboost::testing::TempDir dir;
   std::ofstream(dir.file("texts.json")) << texts.dump();
-  const std::string interpreter = python.output.substr(0, python.output.find('\n'));
-  const auto reference = testing::run_command("'" + interpreter + "' '" + CAPABOOST_SOURCE_DIR +
+  const auto reference = testing::run_command("'" + *python + "' '" + CAPABOOST_SOURCE_DIR +
                                               "/tests/support/squad_reference.py' normalize '" + dir.file("texts.json") + "'");
   REQUIRE(reference.exit_code == 0);
   const auto expected = nlohmann::json::parse(reference.output);
