@@ -23,7 +23,8 @@ std::string interval(const PairedDifference& d, int decimals) {
   return fmt::format("[{:+.{}f}, {:+.{}f}]", d.mean - d.half_width, decimals, d.mean + d.half_width, decimals);
 }
 
-// "A − B from −0.4 to +1.8 over 5 column(s), n = 3": what the verdict rests on.
+// "A − B from −0.4 to +1.8 over 5 column(s), n = 3": what the verdict rests on (and the margin of a
+// claim that A and B perform alike).
 std::string measurement(const ComparisonResult& result, int decimals) {
   std::vector<double> means;
   size_t n_min = SIZE_MAX, n_max = 0;
@@ -36,8 +37,12 @@ std::string measurement(const ComparisonResult& result, int decimals) {
   if (means.empty()) return "no paired runs yet";
   const auto [low, high] = std::minmax_element(means.begin(), means.end());
   const std::string n = n_min == n_max ? fmt::format("n = {}", n_min) : fmt::format("n = {}–{}", n_min, n_max);
-  if (means.size() == 1) return fmt::format("A − B = {:+.{}f}, {}", *low, decimals, n);
-  return fmt::format("A − B from {:+.{}f} to {:+.{}f} over {} columns, {}", *low, decimals, *high, decimals, means.size(), n);
+  // A claim that A and B perform alike is judged against its margin: the reader needs it beside the numbers.
+  const std::string margin =
+      result.spec.within ? fmt::format("; alike means the interval lies within ±{:.{}f}", *result.spec.within, decimals) : "";
+  if (means.size() == 1) return fmt::format("A − B = {:+.{}f}, {}{}", *low, decimals, n, margin);
+  return fmt::format("A − B from {:+.{}f} to {:+.{}f} over {} columns, {}{}", *low, decimals, *high, decimals,
+                     means.size(), n, margin);
 }
 
 }  // namespace

@@ -53,6 +53,16 @@ int PairedDifference::sign(bool higher_is_better) const {
   return 0;
 }
 
+int PairedDifference::alike(double margin) const {
+  if (seeds.size() < 2) return 0;
+  // Equal scores at every seed (both sides at MCC 0, say) mean the two never differed in what was
+  // measured, not that they were shown alike: no evidence either way.
+  if (mean == 0 && half_width == 0) return 0;
+  if (std::abs(mean) + half_width <= margin) return 1;
+  if (std::abs(mean) - half_width > margin) return -1;
+  return 0;
+}
+
 double t_quantile_975(int df) {
   // Student's t table (two-sided 95%) for 1..30 degrees of freedom; beyond, the Cornish–Fisher
   // expansion around z = 1.95996, which is within 1e-3 of the exact quantile there.
@@ -85,7 +95,7 @@ ComparisonResult compare(const ComparisonLayout& spec, const CellTable& cells, b
   for (const auto& difference : result.differences) {
     if (difference.seeds.empty()) continue;
     ++measured;
-    const int sign = difference.sign(higher_is_better);
+    const int sign = spec.within ? difference.alike(*spec.within) : difference.sign(higher_is_better);
     better += sign > 0;
     worse += sign < 0;
   }

@@ -7,6 +7,10 @@
 //     comparisons:
 //       - {claim: "Diff-mask beats Same-mask at every density (§6)", a: Diff-mask, b: Same-mask}
 //       - {claim: "d=2 at r=32 beats d=1 at r=64 (§6)", a: {row: d=2, column: 32}, b: {row: d=1, column: 64}}
+//       - {claim: "2:4 masks perform like random masks", a: "2:4", b: Random, within: 1.0}
+//
+// A claim with `within: m` says A and B perform alike: a column supports it when the 95% interval of
+// A − B lies inside [−m, m], and contradicts it when the interval lies wholly outside.
 
 #include "report/aggregate.h"
 #include "spec/spec.h"
@@ -25,13 +29,15 @@ struct PairedDifference {
   double half_width = 0;  ///< of the 95% t-interval; infinite for fewer than two pairs
   /// +1: the interval lies above 0 (A better), −1: below (B better), 0: it holds 0.
   int sign(bool higher_is_better) const;
+  /// +1: the interval lies inside [−margin, margin] (alike), −1: wholly outside it, 0: neither.
+  int alike(double margin) const;
 };
 
 struct ComparisonResult {
   ComparisonLayout spec;
   std::vector<PairedDifference> differences;
-  /// "reproduced" (A better at every column), "not reproduced" (B better at some column), "no signal"
-  /// (no interval excludes 0), or "reproduced at k of m" (the rest without signal).
+  /// "reproduced" (A better, or alike, at every column), "not reproduced" (B better, or a gap beyond
+  /// the margin, at some column), "no signal" (no column decides), or "reproduced at k of m".
   std::string verdict;
 };
 

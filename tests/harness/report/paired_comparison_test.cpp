@@ -85,3 +85,37 @@ TEST_CASE("a comparison across columns, one seed, and identical scores", "[harne
   CHECK(one.verdict == "no signal");
   CHECK(compare(claim("d=2", "missing"), table, true).verdict == "not measured");
 }
+
+TEST_CASE("a claim that A and B perform alike is judged against its margin", "[harness][report]") {
+  CellTable table;
+  table.rows = {"A", "B"};
+  table.columns = {"near", "far", "wide", "flat"};
+  // near: A − B = (0.1, 0.2, 0.3): mean 0.2, half-width 4.303 · 0.1 / √3 = 0.248 → inside ±1.
+  table.cells["A"]["near"] = cell({10.1, 10.2, 10.3}, {1, 2, 3});
+  table.cells["B"]["near"] = cell({10, 10, 10}, {1, 2, 3});
+  // far: A − B = 3 at every seed: wholly outside ±1, a real gap.
+  table.cells["A"]["far"] = cell({13, 14, 15}, {1, 2, 3});
+  table.cells["B"]["far"] = cell({10, 11, 12}, {1, 2, 3});
+  // wide: A − B = (−2, 0, 2): mean 0, half-width 4.97: too wide to tell.
+  table.cells["A"]["wide"] = cell({8, 10, 12}, {1, 2, 3});
+  table.cells["B"]["wide"] = cell({10, 10, 10}, {1, 2, 3});
+  // flat: both sides score the same at every seed (MCC 0 against MCC 0).
+  table.cells["A"]["flat"] = cell({0, 0, 0}, {1, 2, 3});
+  table.cells["B"]["flat"] = cell({0, 0, 0}, {1, 2, 3});
+  ComparisonLayout alike = claim("A", "B");
+  alike.within = 1.0;
+  const auto result = compare(alike, table, true);
+  REQUIRE(result.differences.size() == 4);
+  CHECK(result.differences[0].alike(1.0) == 1);
+  CHECK(result.differences[1].alike(1.0) == -1);
+  CHECK(result.differences[2].alike(1.0) == 0);
+  CHECK(result.differences[3].alike(1.0) == 0);
+  CHECK(result.verdict == "not reproduced");
+  // Without the far column one of the three that remain decides, for the claim.
+  table.columns = {"near", "wide", "flat"};
+  CHECK(compare(alike, table, true).verdict == "reproduced at 1 of 3");
+  // A wider margin takes in the far column's gap of 3 only when the interval fits too.
+  alike.within = 3.5;
+  table.columns = {"near", "far"};
+  CHECK(compare(alike, table, true).verdict == "reproduced");
+}
