@@ -1,11 +1,18 @@
-// RoBERTa byte-level BPE throughput in sentences/s on the SST-2 training sentences (67,349 short movie
-// review phrases), the corpus the GLUE jobs tokenize most. Three cases: a fresh tokenizer whose BPE
-// cache starts empty (what one job pays once), a warm cache (every later epoch/evaluation), and warm
-// batches of 32 padded into (B, T) tensors (what a data loader does).
-// Reads CAPABOOST_DATA_DIR (default <repository>/../shared/data)/SST-2/train.tsv and
-// tokenizers/roberta-base/; when they are missing the cases report "skipped: ..." instead of running.
+// Text preparation outside the model, on the mirror's data:
+// - RoBERTa byte-level BPE throughput in sentences/s on the SST-2 training sentences (67,349 short movie
+//   review phrases), the corpus the GLUE jobs tokenize most. Three cases: a fresh tokenizer whose BPE
+//   cache starts empty (what one job pays once), a warm cache (every later epoch/evaluation), and warm
+//   batches of 32 padded into (B, T) tensors (what a data loader does).
+// - SQuAD: the windows of the v1.1 dev set (10,570 questions, 2,067 contexts; roberta-base's tokenizer
+//   with character offsets) and the post-processing of span logits over all of them into answers
+//   (n-best 20, at most 30 answer tokens), at run_qa's 384/128 and the mini profile's 128/32: set beside
+//   a forward pass over the same windows, it says whether post-processing can dominate an evaluation.
+// Reads CAPABOOST_DATA_DIR (default <repository>/../shared/data)/SST-2/train.tsv, SQuAD/dev-v1.1.json
+// and tokenizers/roberta-base/; when they are missing the cases report "skipped: ..." instead of running.
 
 #include <benchmark/benchmark.h>
+
+#include <torch/torch.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -14,12 +21,15 @@
 #include <string>
 #include <vector>
 
+#include "data/squad_dataset.h"
+#include "data/squad_features.h"
+#include "metrics/squad_postprocess.h"
 #include "tokenizers/byte_level_bpe_tokenizer.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using capaboost::ByteLevelBpeTokenizer;
+using namespace capaboost;
 
 fs::path data_dir() {
   const char* value = std::getenv("CAPABOOST_DATA_DIR");
@@ -109,5 +119,67 @@ void BM_RobertaEncodeBatchSst2(benchmark::State& state) {
   report_sentences(state, batches.size() * batch_size);
 }
 BENCHMARK(BM_RobertaEncodeBatchSst2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+struct DevSet {
+  std::unique_ptr<SquadDataset> dataset;
+  std::unique_ptr<ByteLevelBpeTokenizer> tokenizer;
+};
+
+const DevSet& dev_set() {
+  static const DevSet dev = [] {
+    DevSet loaded;
+    const auto file = data_dir() / "SQuAD" / "dev-v1.1.json";
+    const auto vocab = data_dir() / "tokenizers" / "roberta-base";
+    if (!fs::exists(file) || !fs::exists(vocab / "vocab.json")) return loaded;
+    loaded.dataset = std::make_unique<SquadDataset>(load_squad(file.string()));
+    loaded.tokenizer = std::make_unique<ByteLevelBpeTokenizer>(vocab.string());
+    return loaded;
+  }();
+  return dev;
+}
+
+bool squad_inputs_present(benchmark::State& state) {
+  if (dev_set().dataset) return true;
+  state.SkipWithError("skipped: needs SQuAD/dev-v1.1.json and tokenizers/roberta-base/ under CAPABOOST_DATA_DIR");
+  return false;
+}
+
+// args: max_length, doc_stride
+void BM_SquadFeatures(benchmark::State& state) {
+  if (!squad_inputs_present(state)) return;
+  const auto options = SquadFeatureOptions().max_length(state.range(0)).doc_stride(state.range(1));
+  size_t windows = 0;
+  for (auto _ : state) {
+    const auto features = make_squad_features(dev_set().dataset->questions, *dev_set().tokenizer, options);
+    windows = features.size();
+    benchmark::DoNotOptimize(features.data());
+  }
+  state.counters["windows"] = static_cast<double>(windows);
+  state.counters["questions/s"] =
+      benchmark::Counter(static_cast<double>(dev_set().dataset->questions.size()), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_SquadPostprocess(benchmark::State& state) {
+  if (!squad_inputs_present(state)) return;
+  const auto features = make_squad_features(dev_set().dataset->questions, *dev_set().tokenizer,
+                                            SquadFeatureOptions().max_length(state.range(0)).doc_stride(state.range(1)));
+  // Random logits: post-processing does the same work whatever the model learned.
+  torch::manual_seed(0);
+  std::vector<SpanScores> scores;
+  for (const auto& feature : features) {
+    const auto n = static_cast<int64_t>(feature.input_ids.size());
+    const auto start = torch::randn({n}), end = torch::randn({n});
+    scores.push_back({std::vector<float>(start.data_ptr<float>(), start.data_ptr<float>() + n),
+                      std::vector<float>(end.data_ptr<float>(), end.data_ptr<float>() + n)});
+  }
+  for (auto _ : state) {
+    const auto answers = postprocess_squad(dev_set().dataset->questions, features, scores, SquadPostprocessOptions());
+    benchmark::DoNotOptimize(answers.predictions.size());
+  }
+  state.counters["windows"] = static_cast<double>(features.size());
+}
+
+BENCHMARK(BM_SquadFeatures)->Args({384, 128})->Args({128, 32})->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_SquadPostprocess)->Args({384, 128})->Args({128, 32})->Unit(benchmark::kMillisecond)->Iterations(2);
 
 }  // namespace

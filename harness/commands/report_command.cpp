@@ -41,8 +41,8 @@ Command report_command(CLI::App& app) {
                                         ? (fs::path(options->results_dir) / "reports" / sweep.spec.name / options->profile).string()
                                         : *out_dir;
             fs::create_directories(out);
-            std::optional<PaperNumbers> paper;
-            if (!sweep.spec.paper.empty()) paper = load_paper_numbers(sweep.spec.paper);
+            std::vector<PaperNumbers> papers;
+            for (const auto& file : sweep.spec.paper) papers.push_back(load_paper_numbers(file));
             int incomplete = 0;
             std::vector<ComparisonResult> comparisons;
             const auto overlay = sweep.spec.profiles.find(options->profile);
@@ -60,7 +60,13 @@ Command report_command(CLI::App& app) {
                 document.decimals = layout.decimals_of(metric);
                 document.higher_is_better = layout.higher_is_better;
                 document.cells = aggregate(sweep.runs, store, metric, layout.rows, layout.columns);
-                if (paper && (paper->metric.empty() || paper->metric == metric)) document.paper = paper;
+                // The paper's numbers for this metric: the file that names it, or one that names none.
+                for (const auto& paper : papers) {
+                  if (paper.metric.empty() || paper.metric == metric) {
+                    document.paper = paper;
+                    break;
+                  }
+                }
                 for (const auto& [row, columns] : document.cells.cells) {
                   for (const auto& [column, cell] : columns) incomplete += cell.missing + cell.failed;
                 }

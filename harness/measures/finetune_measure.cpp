@@ -60,7 +60,7 @@ MeasureResult measure_finetune(const Parameters& config, const RunContext& conte
   const TaskSpec& task = find_task(config.get<std::string>("task"));
   const MethodSpec& method = find_method(config.get<std::string>("method"));
   // Missing data fails before a backbone is built (the offline encoders take minutes on first use).
-  task.require_data(context.data_root);
+  task.require_data(config, context.data_root);
 
   // The run seed also fixes the head's and the tuners' initialisation.
   const auto seed = config.get<uint64_t>("seed");

@@ -278,7 +278,7 @@ void read_comparisons(Reader& reader, const YAML::Node& node, Spec& spec) {
   }
   for (const auto& item : node) {
     if (!reader.expect_map(item, "a comparison")) continue;
-    reader.check_keys(item, {"claim", "a", "b", "metric"}, "a comparison");
+    reader.check_keys(item, {"claim", "a", "b", "metric", "within"}, "a comparison");
     for (const char* required : {"claim", "a", "b"}) {
       if (!item[required]) reader.error(item, fmt::format("a comparison needs '{}'", required));
     }
@@ -293,6 +293,14 @@ void read_comparisons(Reader& reader, const YAML::Node& node, Spec& spec) {
       if (std::find(metrics.begin(), metrics.end(), layout.metric) == metrics.end()) {
         reader.error(item["metric"], fmt::format("comparison metric '{}' is not among report.table's metrics ({})",
                                                  layout.metric, fmt::join(metrics, ", ")));
+      }
+    }
+    if (const auto within = item["within"]) {
+      double margin = 0;
+      if (YAML::convert<double>::decode(within, margin) && margin > 0) {
+        layout.within = margin;
+      } else {
+        reader.error(within, "a comparison's 'within' is the margin of a claim that A and B perform alike: a number above 0");
       }
     }
     if (!a || !b) continue;
@@ -482,10 +490,21 @@ Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics) {
   if (node["title"]) spec.title = reader.string_value(node["title"], "title").value_or("");
   if (node["measure"]) spec.measure = registered_measure(reader, node["measure"], "");
   const fs::path directory = fs::path(path).parent_path();
-  if (node["paper"]) {
-    const auto paper = reader.string_value(node["paper"], "paper").value_or("");
-    spec.paper = (directory / paper).string();
-    if (!fs::exists(spec.paper)) reader.error(node["paper"], fmt::format("paper-numbers file '{}' does not exist", spec.paper));
+  if (const auto paper = node["paper"]) {
+    // One file, or a list of them (one per metric the paper reports).
+    std::vector<YAML::Node> files;
+    if (paper.IsSequence()) {
+      for (const auto& file : paper) files.push_back(file);
+    } else {
+      files.push_back(paper);
+    }
+    for (const auto& file : files) {
+      const auto name = reader.string_value(file, "paper").value_or("");
+      spec.paper.push_back((directory / name).string());
+      if (!fs::exists(spec.paper.back())) {
+        reader.error(file, fmt::format("paper-numbers file '{}' does not exist", spec.paper.back()));
+      }
+    }
   }
   if (node["defaults"]) spec.defaults = reader.parameters(node["defaults"], "defaults", spec.default_marks);
   if (node["rows"]) {

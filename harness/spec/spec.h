@@ -117,6 +117,9 @@ struct ComparisonLayout {
   ComparisonSide a;   ///< the side the claim says is better
   ComparisonSide b;
   std::string metric;  ///< empty: the table's first metric
+  /// For a claim "A and B perform alike": the margin (in the metric's units) that a 95% interval
+  /// must lie within, on both sides of 0. Empty: the claim is "A beats B".
+  std::optional<double> within;
 };
 
 struct Spec {
@@ -124,7 +127,8 @@ struct Spec {
   std::string name;
   std::string title;
   std::string measure;
-  std::string paper;  ///< resolved path of the paper-numbers file, empty when none
+  /// Resolved paths of the paper-numbers files, one per reported metric (a table of EM and F1 has two).
+  std::vector<std::string> paper;
   nlohmann::json defaults = nlohmann::json::object();
   ParameterMarks default_marks;
   std::vector<RowSpec> rows;

@@ -17,21 +17,29 @@ namespace {
 
 namespace fs = std::filesystem;
 
-RobertaForSequenceClassification roberta_classifier(RobertaOptions options, const TaskHead& head) {
-  TORCH_CHECK(head.kind == TaskHead::Kind::kSequenceClassification, "RoBERTa backbones have no ",
-              to_string(head.kind), " head yet");
-  options.num_labels(head.num_labels).label_names({});
-  return RobertaForSequenceClassification(options);
+TaskModelPtr roberta_task_model(RobertaOptions options, const TaskHead& head) {
+  switch (head.kind) {
+    case TaskHead::Kind::kSequenceClassification:
+      options.num_labels(head.num_labels).label_names({});
+      return RobertaForSequenceClassification(options).ptr();
+    case TaskHead::Kind::kSpan:
+      return RobertaForQuestionAnswering(options).ptr();
+  }
+  TORCH_CHECK(false, "RoBERTa backbones: unknown task head");
 }
 
 Backbone load_roberta_backbone(const std::string& directory, const TaskHead& head) {
-  TORCH_CHECK(head.kind == TaskHead::Kind::kSequenceClassification, "RoBERTa backbones have no ",
-              to_string(head.kind), " head yet");
   Backbone backbone;
   auto tokenizer = load_tokenizer(directory);  // byte-level BPE or SentencePiece, by the files present
-  auto loaded = load_roberta_for_sequence_classification(directory, head.num_labels);
-  backbone.processor = {tokenizer, loaded.model->options.max_length()};
-  backbone.model = loaded.model.ptr();
+  if (head.kind == TaskHead::Kind::kSpan) {
+    auto loaded = load_roberta_for_question_answering(directory);
+    backbone.processor = {tokenizer, loaded.model->options.max_length()};
+    backbone.model = loaded.model.ptr();
+  } else {
+    auto loaded = load_roberta_for_sequence_classification(directory, head.num_labels);
+    backbone.processor = {tokenizer, loaded.model->options.max_length()};
+    backbone.model = loaded.model.ptr();
+  }
   backbone.pretrained = true;
   backbone.description = "checkpoint " + directory;
   return backbone;
@@ -40,9 +48,9 @@ Backbone load_roberta_backbone(const std::string& directory, const TaskHead& hea
 Backbone random_roberta_like(const std::string& directory, const TaskHead& head) {
   Backbone backbone;
   auto tokenizer = load_tokenizer(directory);
-  auto model = roberta_classifier(load_roberta_config((fs::path(directory) / kConfigFileName).string()), head);
-  backbone.processor = {tokenizer, model->options.max_length()};
-  backbone.model = model.ptr();
+  const auto options = load_roberta_config((fs::path(directory) / kConfigFileName).string());
+  backbone.processor = {tokenizer, options.max_length()};
+  backbone.model = roberta_task_model(options, head);
   backbone.description = "architecture and tokenizer of " + directory + ", randomly initialised";
   return backbone;
 }
@@ -61,9 +69,8 @@ Backbone random_roberta(const RobertaOptions& shape, const std::string& what, co
   backbone.processor = {roberta_base_tokenizer(context), 0};
   auto options = shape;
   options.vocab_size(backbone.processor.tokenizer->vocab_size());
-  auto model = roberta_classifier(options, head);
-  backbone.processor.max_length = model->options.max_length();
-  backbone.model = model.ptr();
+  backbone.processor.max_length = options.max_length();
+  backbone.model = roberta_task_model(options, head);
   backbone.description = what + ", randomly initialised, roberta-base tokenizer";
   return backbone;
 }

@@ -84,16 +84,12 @@ SpanLogits DebertaV2ForQuestionAnsweringImpl::forward(const torch::Tensor& input
                                                       const torch::Tensor& attention_mask,
                                                       const torch::Tensor& token_type_ids) {
   const auto logits = qa_outputs->forward(deberta->forward(input_ids, attention_mask, token_type_ids).last_hidden_state);
-  return {logits.select(-1, 0).contiguous(), logits.select(-1, 1).contiguous()};  // (B, T) each
+  return split_span_logits(logits);
 }
 
 torch::Tensor DebertaV2ForQuestionAnsweringImpl::loss(const SpanLogits& logits, const torch::Tensor& start_positions,
                                                       const torch::Tensor& end_positions) const {
-  const int64_t ignored = logits.start.size(1);  // a position outside the input
-  const auto options = torch::nn::functional::CrossEntropyFuncOptions().ignore_index(ignored);
-  const auto start = torch::nn::functional::cross_entropy(logits.start, start_positions.reshape({-1}).clamp(0, ignored), options);
-  const auto end = torch::nn::functional::cross_entropy(logits.end, end_positions.reshape({-1}).clamp(0, ignored), options);
-  return (start + end) / 2;
+  return span_loss(logits, start_positions, end_positions);
 }
 
 torch::Tensor DebertaV2ForQuestionAnsweringImpl::forward_batch(const Batch& batch) {
@@ -103,8 +99,7 @@ torch::Tensor DebertaV2ForQuestionAnsweringImpl::forward_batch(const Batch& batc
 }
 
 torch::Tensor DebertaV2ForQuestionAnsweringImpl::batch_loss(const torch::Tensor& outputs, const Batch& batch) const {
-  return loss({outputs.select(-1, 0), outputs.select(-1, 1)}, batch.input("start_positions"),
-              batch.input("end_positions"));
+  return loss(split_span_logits(outputs), batch.input("start_positions"), batch.input("end_positions"));
 }
 
 }  // namespace capaboost

@@ -14,6 +14,7 @@
 
 #include "models/deberta_v2_config.h"
 #include "models/deberta_v2_layers.h"
+#include "models/span_loss.h"
 #include "models/task_model.h"
 
 namespace capaboost {
@@ -89,11 +90,6 @@ class DebertaV2ForSequenceClassificationImpl : public TaskModelImpl {
 };
 TORCH_MODULE(DebertaV2ForSequenceClassification);
 
-struct SpanLogits {
-  torch::Tensor start;  ///< (B, T)
-  torch::Tensor end;    ///< (B, T)
-};
-
 /// The encoder ("deberta") and a span head ("qa_outputs": hidden → start and end logits). As a task
 /// model its outputs are (B, T, 2) and its labels the batch inputs "start_positions" and "end_positions".
 class DebertaV2ForQuestionAnsweringImpl : public TaskModelImpl {
@@ -101,8 +97,7 @@ class DebertaV2ForQuestionAnsweringImpl : public TaskModelImpl {
   explicit DebertaV2ForQuestionAnsweringImpl(const DebertaV2Options& options);
   SpanLogits forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask = {},
                      const torch::Tensor& token_type_ids = {});
-  /// transformers' loss: the mean of the start and end cross-entropies, positions clamped to [0, T] and
-  /// position T (outside the input) ignored. start_positions, end_positions: (B) int64.
+  /// transformers' loss (models/span_loss.h). start_positions, end_positions: (B) int64.
   torch::Tensor loss(const SpanLogits& logits, const torch::Tensor& start_positions,
                      const torch::Tensor& end_positions) const;
 

@@ -108,4 +108,31 @@ torch::Tensor RobertaForSequenceClassificationImpl::batch_loss(const torch::Tens
   return loss(outputs, batch.labels);
 }
 
+RobertaForQuestionAnsweringImpl::RobertaForQuestionAnsweringImpl(const RobertaOptions& options_) : options(options_) {
+  roberta = register_module("roberta", RobertaModel(options, /*add_pooling_layer=*/false));
+  qa_outputs = register_module("qa_outputs", TunableLinear(options.hidden_size(), 2));
+  init_linear_weights(*qa_outputs, options.initializer_range());
+}
+
+SpanLogits RobertaForQuestionAnsweringImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
+                                                    const torch::Tensor& token_type_ids) {
+  // hidden: (B, T, C) → logits (B, T, 2)
+  const auto hidden = roberta->forward(input_ids, attention_mask, token_type_ids).last_hidden_state;
+  return split_span_logits(qa_outputs->forward(hidden));
+}
+
+torch::Tensor RobertaForQuestionAnsweringImpl::loss(const SpanLogits& logits, const torch::Tensor& start_positions,
+                                                    const torch::Tensor& end_positions) const {
+  return span_loss(logits, start_positions, end_positions);
+}
+
+torch::Tensor RobertaForQuestionAnsweringImpl::forward_batch(const Batch& batch) {
+  const auto spans = forward(batch.input("input_ids"), batch.optional_input("attention_mask"));
+  return torch::stack({spans.start, spans.end}, -1);  // (B, T, 2)
+}
+
+torch::Tensor RobertaForQuestionAnsweringImpl::batch_loss(const torch::Tensor& outputs, const Batch& batch) const {
+  return loss(split_span_logits(outputs), batch.input("start_positions"), batch.input("end_positions"));
+}
+
 }  // namespace capaboost

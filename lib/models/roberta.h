@@ -1,5 +1,6 @@
 #pragma once
-// RoBERTa as transformers 4.30.2's RobertaModel and RobertaForSequenceClassification: same computation
+// RoBERTa as transformers 4.30.2's RobertaModel, RobertaForSequenceClassification and
+// RobertaForQuestionAnswering: same computation
 // (post-LayerNorm blocks, learned absolute positions with RoBERTa's padding offset, additive
 // finfo.min attention mask, dense → tanh → out_proj head on the first token) and the same parameter
 // names, so Hugging Face checkpoints load 1:1 (see models/roberta_pretrained.h).
@@ -15,6 +16,7 @@
 #include "models/parallel_dropout.h"
 #include "models/roberta_config.h"
 #include "models/roberta_layers.h"
+#include "models/span_loss.h"
 #include "models/task_model.h"
 #include "sites/tunable_linear.h"
 
@@ -116,5 +118,29 @@ class RobertaForSequenceClassificationImpl : public TaskModelImpl {
   RobertaClassificationHead classifier{nullptr};
 };
 TORCH_MODULE(RobertaForSequenceClassification);
+
+/// The encoder without pooler ("roberta") and a span head ("qa_outputs": hidden → start and end logits
+/// per token). As a task model its outputs are (B, T, 2) and its labels the batch inputs
+/// "start_positions" and "end_positions" (B) int64.
+class RobertaForQuestionAnsweringImpl : public TaskModelImpl {
+ public:
+  explicit RobertaForQuestionAnsweringImpl(const RobertaOptions& options);
+
+  /// Inputs as RobertaModel::forward.
+  SpanLogits forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask = {},
+                     const torch::Tensor& token_type_ids = {});
+  /// transformers' loss (models/span_loss.h).
+  torch::Tensor loss(const SpanLogits& logits, const torch::Tensor& start_positions,
+                     const torch::Tensor& end_positions) const;
+
+  torch::Tensor forward_batch(const Batch& batch) override;
+  torch::Tensor batch_loss(const torch::Tensor& outputs, const Batch& batch) const override;
+  std::vector<std::string> head_prefixes() const override { return {"qa_outputs."}; }
+
+  RobertaOptions options;
+  RobertaModel roberta{nullptr};
+  TunableLinear qa_outputs{nullptr};
+};
+TORCH_MODULE(RobertaForQuestionAnswering);
 
 }  // namespace capaboost

@@ -8,11 +8,12 @@
 namespace capaboost {
 
 StateDictLoadOptions roberta_load_options(bool head_missing_ok) {
-  auto options = StateDictLoadOptions()
-                     .base_prefix("roberta.")
-                     .ignore({R"((.+\.)?embeddings\.(position_ids|token_type_ids))"})
-                     .allow_unexpected({R"(lm_head\..*)", R"((roberta\.)?pooler\..*)", R"(classifier\..*)"});
-  if (head_missing_ok) options.allow_missing({R"(classifier\..*)"});
+  auto options =
+      StateDictLoadOptions()
+          .base_prefix("roberta.")
+          .ignore({R"((.+\.)?embeddings\.(position_ids|token_type_ids))"})
+          .allow_unexpected({R"(lm_head\..*)", R"((roberta\.)?pooler\..*)", R"(classifier\..*)", R"(qa_outputs\..*)"});
+  if (head_missing_ok) options.allow_missing({R"(classifier\..*)", R"(qa_outputs\..*)"});
   return options;
 }
 
@@ -30,6 +31,13 @@ Pretrained<RobertaForSequenceClassification> load_roberta_for_sequence_classific
   load_options.exclude(fresh);
   auto report = load_state_dict(*model, weights, load_options);
   report.add_missing(fresh);
+  return {model, std::move(report)};
+}
+
+Pretrained<RobertaForQuestionAnswering> load_roberta_for_question_answering(const std::string& dir) {
+  RobertaForQuestionAnswering model(load_roberta_config(config_file(dir)));
+  SafetensorsFile weights = open_weights(dir);
+  auto report = load_state_dict(*model, weights, roberta_load_options(/*head_missing_ok=*/true));
   return {model, std::move(report)};
 }
 
@@ -59,6 +67,10 @@ void save_pretrained(RobertaForSequenceClassificationImpl& model, const std::str
                      bool include_tuners) {
   save_model_directory(model, roberta_config_json(model.options, "RobertaForSequenceClassification"), dir,
                  include_tuners);
+}
+
+void save_pretrained(RobertaForQuestionAnsweringImpl& model, const std::string& dir, bool include_tuners) {
+  save_model_directory(model, roberta_config_json(model.options, "RobertaForQuestionAnswering"), dir, include_tuners);
 }
 
 void save_pretrained(RobertaModelImpl& model, const std::string& dir, bool include_tuners) {

@@ -20,9 +20,9 @@ namespace capaboost {
 /// How checkpoint names map onto RoBERTa modules, as transformers' from_pretrained does it: the
 /// `roberta.` base prefix is added or removed as needed; the int64 `embeddings.position_ids` buffer that
 /// 4.30.2 saves is accepted and ignored. `head_missing_ok` allows a checkpoint without the
-/// classification head (a pre-trained encoder: the head keeps its fresh initialisation, as in
+/// task head (a pre-trained encoder: the head keeps its fresh initialisation, as in
 /// transformers, and is listed in LoadReport::missing). Pre-training heads (`lm_head.*`, `pooler.*`) and a
-/// classification head the model lacks are accepted and listed as unexpected. Anything else that is
+/// task head the model lacks (`classifier.*`, `qa_outputs.*`) are accepted and listed as unexpected. Anything else that is
 /// missing or unexpected is an error.
 StateDictLoadOptions roberta_load_options(bool head_missing_ok);
 
@@ -30,6 +30,10 @@ StateDictLoadOptions roberta_load_options(bool head_missing_ok);
 /// new task; label names reset to LABEL_<i> when the count changes).
 Pretrained<RobertaForSequenceClassification> load_roberta_for_sequence_classification(
     const std::string& dir, std::optional<int64_t> num_labels = std::nullopt);
+
+/// RobertaForQuestionAnswering from `dir`: a pre-trained encoder gets a fresh span head (listed as
+/// missing), a question-answering checkpoint loads whole.
+Pretrained<RobertaForQuestionAnswering> load_roberta_for_question_answering(const std::string& dir);
 
 /// RobertaForMaskedLM from `dir`: the encoder and the LM head must both be there (a pooler is accepted
 /// and ignored; explicit `lm_head.decoder.*` tensors, which PyTorch-format conversions carry, are ignored
@@ -44,6 +48,7 @@ Pretrained<RobertaModel> load_roberta_model(const std::string& dir, bool add_poo
 /// left out unless `include_tuners` (then the file holds extra names transformers would not expect).
 void save_pretrained(RobertaForSequenceClassificationImpl& model, const std::string& dir,
                      bool include_tuners = false);
+void save_pretrained(RobertaForQuestionAnsweringImpl& model, const std::string& dir, bool include_tuners = false);
 void save_pretrained(RobertaModelImpl& model, const std::string& dir, bool include_tuners = false);
 /// The tied decoder is written once, as the word embeddings (transformers omits lm_head.decoder.*).
 void save_pretrained(RobertaForMaskedLMImpl& model, const std::string& dir, bool include_tuners = false);

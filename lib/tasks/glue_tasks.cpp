@@ -73,7 +73,7 @@ PreparedTask prepare(const TaskInfo& task, const Parameters& config, const Input
     register_task({task->name, fmt::format("GLUE {} ({})", task->name, task->regression ? "regression" : "classification"),
                    task->folder, glue_parameters(),
                    TaskHead{TaskHead::Kind::kSequenceClassification, task->num_labels},
-                   [task](const std::string& data_root) {
+                   [task](const Parameters&, const std::string& data_root) {
                      require_glue_files(*task, resolve_data_root(data_root, data_root), {GlueFile::kTrain, GlueFile::kDev});
                    },
                    [task](const Parameters& config, const InputProcessor& processor, const std::string& data_root) {

@@ -32,9 +32,9 @@ struct TaskSpec {
   /// What the task reads; definitions without an owner are owned by "task <name>".
   ParameterList parameters;
   TaskHead head;
-  /// Throws MissingDataError (naming the download step) when the task's files are not under
-  /// `data_root`: checked before a backbone is built, which can take minutes.
-  std::function<void(const std::string& data_root)> require_data;
+  /// Throws MissingDataError (naming the download step) when the files `config` asks for are not
+  /// under `data_root`: checked before a backbone is built, which can take minutes.
+  std::function<void(const Parameters& config, const std::string& data_root)> require_data;
   /// Loads the data under `data_root`, splits it as `config` says and processes it for a backbone.
   std::function<PreparedTask(const Parameters& config, const InputProcessor& processor, const std::string& data_root)>
       prepare;

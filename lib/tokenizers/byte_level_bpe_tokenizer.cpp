@@ -149,6 +149,55 @@ std::vector<int64_t> ByteLevelBpeTokenizer::encode_text(std::string_view text) c
   return ids;
 }
 
+std::vector<TokenOffsets> ByteLevelBpeTokenizer::encode_text_with_offsets(std::string_view text) const {
+  const std::vector<int64_t> ids = encode_text(text);
+  const bool prefixed = options.add_prefix_space() && !text.empty() && !is_python_space(decode_utf8_at(text, 0).cp);
+  // char_of[b]: the code point that byte b of the text belongs to; char_of[size] = the number of code points.
+  std::vector<int64_t> char_of(text.size() + 1);
+  int64_t chars = 0;
+  for (std::size_t b = 0; b < text.size(); ++b) {
+    if ((static_cast<unsigned char>(text[b]) & 0xC0) != 0x80 && b > 0) ++chars;  // a lead byte starts a new one
+    char_of[b] = chars;
+  }
+  char_of[text.size()] = text.empty() ? 0 : chars + 1;
+  // Byte positions run from −1 when a prefix space was added: that space is no byte of the text.
+  const auto byte_at = [&](int64_t pos) { return pos < 0 ? ' ' : text[static_cast<std::size_t>(pos)]; };
+  const auto char_at = [&](int64_t pos) { return pos < 0 ? int64_t{0} : char_of[static_cast<std::size_t>(pos)]; };
+  const auto text_end = static_cast<int64_t>(text.size());
+  std::vector<TokenOffsets> spans;
+  spans.reserve(ids.size());
+  int64_t pos = prefixed ? -1 : 0;
+  for (const int64_t id : ids) {
+    const std::string& bytes = token_bytes_[static_cast<std::size_t>(id)];
+    const auto length = static_cast<int64_t>(bytes.size());
+    // <mask> eats the whitespace before it (lstrip): those bytes belong to no token.
+    if (id == mask_id_) {
+      while (pos < text_end && text.compare(static_cast<std::size_t>(std::max<int64_t>(pos, 0)), bytes.size(), bytes) != 0) {
+        ++pos;
+      }
+    }
+    for (int64_t k = 0; k < length; ++k) {
+      TORCH_CHECK(pos + k < text_end && byte_at(pos + k) == bytes[static_cast<std::size_t>(k)],
+                  "ByteLevelBpeTokenizer: token ", id, " does not match the text at byte ", pos + k,
+                  " (a vocabulary whose tokens do not spell their bytes?)");
+    }
+    const int64_t begin = pos, end = pos + length;
+    pos = end;
+    TokenOffsets span{id, char_at(begin), end == 0 ? 0 : char_at(end - 1) + 1};
+    // Trim the spaces a token carries, as HF's ByteLevel post-processor: all leading ones, except one
+    // space on a first token (or one starting at character 0) when add_prefix_space is on.
+    int64_t leading = 0, trailing = 0;
+    while (leading < length && bytes[static_cast<std::size_t>(leading)] == ' ') ++leading;
+    while (trailing < length && bytes[static_cast<std::size_t>(length - 1 - trailing)] == ' ') ++trailing;
+    if (options.add_prefix_space() && leading == 1 && (spans.empty() || span.begin == 0)) leading = 0;
+    // Spaces are one byte and one code point each, so the trimmed counts apply to characters too.
+    span.begin = std::min(span.begin + leading, span.end);
+    if (trailing > 0 && span.end >= trailing) span.end = std::max(span.end - trailing, span.begin);
+    spans.push_back(span);
+  }
+  return spans;
+}
+
 std::vector<std::string> ByteLevelBpeTokenizer::tokenize(std::string_view text) const {
   std::vector<std::string> tokens;
   for (int64_t id : encode_text(text)) tokens.push_back(tokens_[static_cast<std::size_t>(id)]);

@@ -40,6 +40,11 @@ class ByteLevelBpeTokenizer : public Tokenizer {
   std::vector<std::string> tokenize(std::string_view text) const;
 
   std::vector<int64_t> encode_text(std::string_view text) const override;
+  /// Every token stands for bytes of the text in order, so spans come from walking them: a token that
+  /// cuts a multi-byte character spans the whole character; leading and trailing spaces ("Ġ") are
+  /// trimmed off, except the space add_prefix_space adds before the first token, which maps to
+  /// character 0 (Hugging Face's ByteLevel post-processor with trim_offsets).
+  std::vector<TokenOffsets> encode_text_with_offsets(std::string_view text) const override;
   std::vector<int64_t> add_special_tokens(const std::vector<int64_t>& a,
                                           const std::optional<std::vector<int64_t>>& b) const override;
   int64_t num_special_tokens(bool pair) const override { return roberta_framing_size(pair); }

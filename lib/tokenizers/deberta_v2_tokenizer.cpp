@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "tokenizers/utf8.h"
+
 namespace capaboost {
 namespace {
 
@@ -44,19 +46,30 @@ std::optional<std::string> DebertaV2Tokenizer::special_text(int64_t id) const {
 }
 
 std::vector<int64_t> DebertaV2Tokenizer::encode_text(std::string_view text) const {
+  std::vector<int64_t> ids;
+  for (const auto& token : encode_text_with_offsets(text)) ids.push_back(token.id);
+  return ids;
+}
+
+std::vector<TokenOffsets> DebertaV2Tokenizer::encode_text_with_offsets(std::string_view text) const {
   // Special tokens written in the text are split out first (transformers' added-token split); the
-  // segments between them go through SentencePiece.
+  // segments between them go through SentencePiece, their spans shifted to where they start.
   const std::pair<std::string_view, int64_t> specials[] = {
       {"[MASK]", mask_id_}, {"[CLS]", cls_id_}, {"[SEP]", sep_id_}, {"[PAD]", pad_id_}, {"[UNK]", unk_id_}};
-  std::vector<int64_t> ids;
+  const auto chars = code_points_before(text);
+  std::vector<TokenOffsets> tokens;
+  const auto add_segment = [&](std::size_t begin, std::size_t end) {
+    for (const auto& span : model_->encode_with_spans(text.substr(begin, end - begin))) {
+      tokens.push_back({span.id, chars[begin + span.begin], chars[begin + span.end]});
+    }
+  };
   std::size_t segment = 0;
   for (std::size_t pos = 0; pos < text.size();) {
     bool matched = false;
     for (const auto& [special, id] : specials) {
       if (text.compare(pos, special.size(), special) != 0) continue;
-      const auto piece_ids = model_->encode(text.substr(segment, pos - segment));
-      ids.insert(ids.end(), piece_ids.begin(), piece_ids.end());
-      ids.push_back(id);
+      add_segment(segment, pos);
+      tokens.push_back({id, chars[pos], chars[pos + special.size()]});
       pos += special.size();
       segment = pos;
       matched = true;
@@ -64,9 +77,8 @@ std::vector<int64_t> DebertaV2Tokenizer::encode_text(std::string_view text) cons
     }
     if (!matched) ++pos;
   }
-  const auto tail = model_->encode(text.substr(segment));
-  ids.insert(ids.end(), tail.begin(), tail.end());
-  return ids;
+  add_segment(segment, text.size());
+  return tokens;
 }
 
 std::vector<std::string> DebertaV2Tokenizer::tokenize(std::string_view text) const {

@@ -34,6 +34,10 @@ class DebertaV2Tokenizer : public Tokenizer {
   std::vector<std::string> tokenize(std::string_view text) const;
 
   std::vector<int64_t> encode_text(std::string_view text) const override;
+  /// Special tokens written in the text span their text; the segments between them take their spans
+  /// from SentencePiece's normaliser alignment (U+2581 spans no character: "▁Hello" spans "Hello",
+  /// where Hugging Face's fast tokenizer would include the space).
+  std::vector<TokenOffsets> encode_text_with_offsets(std::string_view text) const override;
   std::vector<int64_t> add_special_tokens(const std::vector<int64_t>& a,
                                           const std::optional<std::vector<int64_t>>& b) const override;
   int64_t num_special_tokens(bool pair) const override { return pair ? 3 : 2; }

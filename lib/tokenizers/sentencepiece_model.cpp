@@ -199,23 +199,34 @@ std::string SentencePieceModel::normalize(std::string_view text) const {
   return charsmap_ ? normalize_with_charsmap(text) : normalize_identity(text);
 }
 
-std::string SentencePieceModel::normalize_identity(std::string_view text) const {
+std::string SentencePieceModel::normalize_identity(std::string_view text, Alignment* alignment) const {
   // Identity normalisation leaves characters alone; only spaces change. ASCII whitespace other than
   // ' ' counts as a space too (SentencePiece's identity rule would keep a tab as an unknown character).
   const auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
   std::string out;
   out.reserve(text.size() + text.size() / 4 + 3);
+  const auto metaspace_at = [&](std::size_t position) {
+    out += kMetaspace;
+    if (alignment) alignment->insert(alignment->end(), kMetaspace.size(), {position, position});
+  };
   bool pending_space = false;
-  for (const char c : text) {
+  std::size_t space_at = 0;  // where the pending whitespace run started
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     if (is_space(c) && remove_extra_whitespaces_) {
+      if (!pending_space) space_at = i;
       pending_space = true;  // a run of spaces: one U+2581 if more text follows, none at either end
       continue;
     }
-    if (out.empty() && add_dummy_prefix_) out += kMetaspace;
-    if (pending_space && out.size() > (add_dummy_prefix_ ? kMetaspace.size() : 0)) out += kMetaspace;
+    if (out.empty() && add_dummy_prefix_) metaspace_at(i);
+    if (pending_space && out.size() > (add_dummy_prefix_ ? kMetaspace.size() : 0)) metaspace_at(space_at);
     pending_space = false;
-    if (is_space(c)) out += kMetaspace;
-    else out += c;
+    if (is_space(c)) {
+      metaspace_at(i);
+    } else {
+      out += c;
+      if (alignment) alignment->emplace_back(i, i + 1);
+    }
   }
   return out;
 }
@@ -238,42 +249,55 @@ std::pair<std::string_view, std::size_t> SentencePieceModel::normalize_prefix(st
   return {text.substr(0, length), length};
 }
 
-std::string SentencePieceModel::normalize_with_charsmap(std::string_view text) const {
-  // SentencePiece's Normalizer::Normalize, step for step.
+std::string SentencePieceModel::normalize_with_charsmap(std::string_view text, Alignment* alignment) const {
+  // SentencePiece's Normalizer::Normalize, step for step; `position` is where `text` now starts in the
+  // input, so every output byte can name the input bytes of the rule that produced it.
   const std::string_view space = escape_whitespaces_ ? kMetaspace : std::string_view(" ");
+  std::size_t position = 0;
   if (remove_extra_whitespaces_) {
     while (!text.empty()) {
       const auto [unit, consumed] = normalize_prefix(text);
       if (unit != " ") break;
       text.remove_prefix(consumed);
+      position += consumed;
     }
   }
   std::string out;
   if (text.empty()) return out;
-  if (add_dummy_prefix_) out += space;
+  if (add_dummy_prefix_) {
+    out += space;
+    if (alignment) alignment->insert(alignment->end(), space.size(), {position, position});
+  }
   bool previous_space = remove_extra_whitespaces_;
   while (!text.empty()) {
     auto [unit, consumed] = normalize_prefix(text);
     while (previous_space && !unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
     if (!unit.empty()) {
       for (const char c : unit) {
-        if (escape_whitespaces_ && c == ' ') out += kMetaspace;
-        else out += c;
+        const std::string_view emitted = escape_whitespaces_ && c == ' ' ? kMetaspace : std::string_view(&c, 1);
+        out += emitted;
+        if (alignment) {
+          const bool whitespace = c == ' ';
+          alignment->insert(alignment->end(), emitted.size(),
+                            whitespace ? std::pair{position, position} : std::pair{position, position + consumed});
+        }
       }
       previous_space = unit.back() == ' ';
     }
     text.remove_prefix(consumed);
+    position += consumed;
     previous_space = previous_space && remove_extra_whitespaces_;
   }
   if (remove_extra_whitespaces_) {
     while (out.size() >= space.size() && out.compare(out.size() - space.size(), space.size(), space) == 0) {
       out.resize(out.size() - space.size());
+      if (alignment) alignment->resize(out.size());
     }
   }
   return out;
 }
 
-void SentencePieceModel::encode_unigram(std::string_view s, std::vector<int64_t>& ids) const {
+void SentencePieceModel::encode_unigram(std::string_view s, std::vector<int64_t>& ids, Spans* spans) const {
   // Viterbi over the lattice of pieces: best[i] is the best total score of a segmentation of s[0, i).
   // User-defined symbols score 0, above any normal piece's (negative) log-probability, so they win.
   const std::size_t n = s.size();
@@ -310,16 +334,21 @@ void SentencePieceModel::encode_unigram(std::string_view s, std::vector<int64_t>
       }
     }
   }
-  std::vector<int64_t> reversed;
-  for (std::size_t end = n; end > 0; end = static_cast<std::size_t>(from[end])) reversed.push_back(piece[end]);
-  for (auto it = reversed.rbegin(); it != reversed.rend(); ++it) {
+  std::vector<std::size_t> ends;
+  for (std::size_t end = n; end > 0; end = static_cast<std::size_t>(from[end])) ends.push_back(end);
+  for (auto it = ends.rbegin(); it != ends.rend(); ++it) {
+    const int64_t id = piece[*it];
     // Consecutive unknown characters become one unknown piece, as in SentencePiece.
-    if (*it == unk_id_ && !ids.empty() && ids.back() == unk_id_) continue;
-    ids.push_back(*it);
+    if (id == unk_id_ && !ids.empty() && ids.back() == unk_id_) {
+      if (spans) spans->back().second = *it;
+      continue;
+    }
+    ids.push_back(id);
+    if (spans) spans->emplace_back(static_cast<std::size_t>(from[*it]), *it);
   }
 }
 
-void SentencePieceModel::encode_bpe(std::string_view s, std::vector<int64_t>& ids) const {
+void SentencePieceModel::encode_bpe(std::string_view s, std::vector<int64_t>& ids, Spans* spans) const {
   // Symbols start as characters (a user-defined symbol is one symbol); the adjacent pair whose
   // concatenation is the best-scoring piece merges first, leftmost on ties, until no pair is a piece.
   struct Symbol {
@@ -357,8 +386,12 @@ void SentencePieceModel::encode_bpe(std::string_view s, std::vector<int64_t>& id
   for (const Symbol& symbol : symbols) {
     const auto it = matchable_.find(s.substr(symbol.begin, symbol.size));
     const int64_t id = it == matchable_.end() ? unk_id_ : it->second;
-    if (id == unk_id_ && !ids.empty() && ids.back() == unk_id_) continue;
+    if (id == unk_id_ && !ids.empty() && ids.back() == unk_id_) {
+      if (spans) spans->back().second = symbol.begin + symbol.size;
+      continue;
+    }
     ids.push_back(id);
+    if (spans) spans->emplace_back(symbol.begin, symbol.begin + symbol.size);
   }
 }
 
@@ -369,6 +402,30 @@ std::vector<int64_t> SentencePieceModel::encode(std::string_view text) const {
   if (bpe_) encode_bpe(normalized, ids);
   else encode_unigram(normalized, ids);
   return ids;
+}
+
+std::vector<SentencePieceModel::ByteSpan> SentencePieceModel::encode_with_spans(std::string_view text) const {
+  Alignment alignment;
+  const std::string normalized = charsmap_ ? normalize_with_charsmap(text, &alignment) : normalize_identity(text, &alignment);
+  std::vector<int64_t> ids;
+  Spans spans;
+  if (bpe_) encode_bpe(normalized, ids, &spans);
+  else encode_unigram(normalized, ids, &spans);
+  std::vector<ByteSpan> result;
+  result.reserve(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    // The input bytes behind the piece's normalised bytes; whitespace alone leaves an empty span.
+    std::size_t begin = SIZE_MAX, end = 0;
+    for (std::size_t b = spans[i].first; b < spans[i].second; ++b) {
+      const auto [from, to] = alignment[b];
+      if (from == to) continue;
+      begin = std::min(begin, from);
+      end = std::max(end, to);
+    }
+    if (begin == SIZE_MAX) begin = end = alignment[spans[i].first].first;
+    result.push_back({ids[i], begin, end});
+  }
+  return result;
 }
 
 std::string SentencePieceModel::decode(const std::vector<int64_t>& ids) const {

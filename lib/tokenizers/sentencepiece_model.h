@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "tokenizers/precompiled_charsmap.h"
@@ -33,6 +34,15 @@ class SentencePieceModel {
   /// Ids of `text` (normalised, then segmented: Viterbi for unigram, best-pair merges for BPE);
   /// consecutive unknown characters become one unknown id.
   std::vector<int64_t> encode(std::string_view text) const;
+  /// The same ids, each with the bytes of `text` it came from, [begin, end): the normaliser's
+  /// alignment carried through segmentation, as SentencePiece's own offsets are. The U+2581 a
+  /// whitespace run or the dummy prefix became belongs to no character, so "▁Hello" spans "Hello";
+  /// a piece that is only U+2581 has an empty span where its whitespace was.
+  struct ByteSpan {
+    int64_t id;
+    std::size_t begin, end;
+  };
+  std::vector<ByteSpan> encode_with_spans(std::string_view text) const;
   /// Text of a run of ordinary pieces, as SentencePiece decodes it (U+2581 becomes a space, the
   /// dummy-prefix space is dropped).
   std::string decode(const std::vector<int64_t>& ids) const;
@@ -60,12 +70,17 @@ class SentencePieceModel {
     int32_t id = -1;                                    // piece ending here
   };
   int32_t trie_child(int32_t node, uint8_t byte) const;
-  std::string normalize_identity(std::string_view text) const;
-  std::string normalize_with_charsmap(std::string_view text) const;
+  // Per normalised byte, the bytes of the input it stands for; empty ranges (begin == end, at the
+  // position) for the U+2581 of whitespace and of the dummy prefix.
+  using Alignment = std::vector<std::pair<std::size_t, std::size_t>>;
+  std::string normalize_identity(std::string_view text, Alignment* alignment = nullptr) const;
+  std::string normalize_with_charsmap(std::string_view text, Alignment* alignment = nullptr) const;
   // The next normalised unit of `text`: a user-defined symbol, a character-map rule, or one character.
   std::pair<std::string_view, std::size_t> normalize_prefix(std::string_view text) const;
-  void encode_unigram(std::string_view normalized, std::vector<int64_t>& ids) const;
-  void encode_bpe(std::string_view normalized, std::vector<int64_t>& ids) const;
+  // `spans` (when given) receives each id's byte range in `normalized`.
+  using Spans = std::vector<std::pair<std::size_t, std::size_t>>;
+  void encode_unigram(std::string_view normalized, std::vector<int64_t>& ids, Spans* spans = nullptr) const;
+  void encode_bpe(std::string_view normalized, std::vector<int64_t>& ids, Spans* spans = nullptr) const;
 
   std::string model_file_;
   std::vector<Piece> pieces_;

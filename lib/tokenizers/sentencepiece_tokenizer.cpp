@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tokenizers/utf8.h"
 #include "util/atomic_file.h"
 #include "util/sha256.h"
 
@@ -190,6 +191,13 @@ std::vector<std::string> SentencePieceTokenizer::tokenize(std::string_view text)
 }
 
 std::vector<int64_t> SentencePieceTokenizer::encode_text(std::string_view text) const { return model_->encode(text); }
+
+std::vector<TokenOffsets> SentencePieceTokenizer::encode_text_with_offsets(std::string_view text) const {
+  const auto chars = code_points_before(text);
+  std::vector<TokenOffsets> tokens;
+  for (const auto& span : model_->encode_with_spans(text)) tokens.push_back({span.id, chars[span.begin], chars[span.end]});
+  return tokens;
+}
 
 std::vector<int64_t> SentencePieceTokenizer::add_special_tokens(const std::vector<int64_t>& a,
                                                                 const std::optional<std::vector<int64_t>>& b) const {

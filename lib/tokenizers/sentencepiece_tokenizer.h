@@ -65,6 +65,8 @@ class SentencePieceTokenizer : public Tokenizer {
   std::vector<std::string> tokenize(std::string_view text) const;
 
   std::vector<int64_t> encode_text(std::string_view text) const override;
+  /// Spans from the normaliser's alignment (SentencePieceModel::encode_with_spans), as characters.
+  std::vector<TokenOffsets> encode_text_with_offsets(std::string_view text) const override;
   std::vector<int64_t> add_special_tokens(const std::vector<int64_t>& a,
                                           const std::optional<std::vector<int64_t>>& b) const override;
   int64_t num_special_tokens(bool pair) const override { return roberta_framing_size(pair); }

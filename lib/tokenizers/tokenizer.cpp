@@ -19,6 +19,11 @@ std::vector<int64_t> roberta_framing(const std::vector<int64_t>& a, const std::o
   return ids;
 }
 
+std::vector<TokenOffsets> Tokenizer::encode_text_with_offsets(std::string_view) const {
+  TORCH_CHECK(false, "this tokenizer does not map its tokens back to characters yet, which question answering needs; "
+              "byte-level BPE tokenizers (RoBERTa's) do");
+}
+
 void truncate_longest_first(std::vector<int64_t>& a, std::optional<std::vector<int64_t>>& b,
                             int64_t num_special, int64_t max_length) {
   TORCH_CHECK(max_length > 0, "truncation needs EncodeOptions::max_length > 0, got ", max_length);

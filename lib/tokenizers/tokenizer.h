@@ -20,6 +20,15 @@ struct Encoding {
   std::vector<int64_t> attention_mask;  ///< all ones (same length as input_ids)
 };
 
+/// One token of a text with the characters it stands for: code points [begin, end) of the text (as
+/// Python indexes strings), like a Hugging Face fast tokenizer's offset_mapping with trim_offsets: the
+/// spaces a byte-level token carries are not part of its span.
+struct TokenOffsets {
+  int64_t id = 0;
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
 /// A padded batch.
 struct BatchEncoding {
   torch::Tensor input_ids;       // (B, T) int64, right-padded with pad_id()
@@ -54,6 +63,10 @@ class Tokenizer {
 
   /// Ids of `text` without special tokens added and without truncation (HF tokenize + convert).
   virtual std::vector<int64_t> encode_text(std::string_view text) const = 0;
+  /// Ids of `text` as encode_text, each with its span in the text (extractive question answering maps
+  /// predicted tokens back to answer characters with them). A tokenizer that cannot map its ids back to
+  /// characters fails, saying so.
+  virtual std::vector<TokenOffsets> encode_text_with_offsets(std::string_view text) const;
   /// Frames one sequence, or a pair when `b` is given, with the model's special tokens.
   virtual std::vector<int64_t> add_special_tokens(const std::vector<int64_t>& a,
                                                   const std::optional<std::vector<int64_t>>& b) const = 0;

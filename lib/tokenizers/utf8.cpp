@@ -113,4 +113,18 @@ std::string utf8_with_replacement(std::string_view bytes) {
   return out;
 }
 
+std::vector<int64_t> code_points_before(std::string_view text) {
+  std::vector<int64_t> before(text.size() + 1, 0);
+  for (std::size_t b = 0; b < text.size(); ++b) {
+    before[b + 1] = before[b] + ((static_cast<unsigned char>(text[b]) & 0xC0) != 0x80);  // lead bytes
+  }
+  return before;
+}
+
+int64_t code_point_count(std::string_view text) {
+  int64_t count = 0;
+  for (const char byte : text) count += (static_cast<unsigned char>(byte) & 0xC0) != 0x80;  // lead bytes
+  return count;
+}
+
 }  // namespace capaboost

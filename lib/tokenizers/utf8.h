@@ -3,8 +3,10 @@
 // validated, encoding, and Python's lossy bytes.decode("utf-8", errors="replace") for decode().
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace capaboost {
 
@@ -23,6 +25,13 @@ Utf8CodePoint decode_utf8_at(std::string_view text, std::size_t pos);
 
 /// Decodes the last code point of non-empty text that passed check_utf8.
 Utf8CodePoint decode_last_utf8(std::string_view text);
+
+/// Number of code points of well-formed UTF-8 `text` (what Python's len() gives).
+int64_t code_point_count(std::string_view text);
+
+/// For every byte offset 0 … size of well-formed UTF-8 `text`, the number of code points that start
+/// before it: byte offsets of character boundaries become Python string indices.
+std::vector<int64_t> code_points_before(std::string_view text);
 
 /// Appends the UTF-8 encoding of `cp` (a Unicode scalar value).
 void append_utf8(std::string& out, char32_t cp);

@@ -146,3 +146,24 @@ TEST_CASE("a fine-tuned classifier loads for a task with another label count: en
   CHECK_THAT(fmt::format("{}", fmt::join(report.unexpected, " ")), Contains("classifier.out_proj.weight"));
   CHECK(std::count(report.loaded.begin(), report.loaded.end(), "classifier.out_proj.weight") == 0);
 }
+
+TEST_CASE("a pre-trained encoder loads into a question-answering model with a fresh span head, and back",
+          "[roberta][pretrained]") {
+  TempDir dir;
+  torch::manual_seed(2);
+  RobertaModel encoder(tiny());
+  save_pretrained(*encoder, dir.file("encoder"));
+
+  auto [qa, report] = load_roberta_for_question_answering(dir.file("encoder"));
+  CHECK(report.missing == std::vector<std::string>{"qa_outputs.bias", "qa_outputs.weight"});
+  CHECK(torch::equal(qa->roberta->embeddings->word_embeddings->weight, encoder->embeddings->word_embeddings->weight));
+
+  // A fine-tuned question-answering checkpoint loads whole; a classifier reads its encoder only.
+  save_pretrained(*qa, dir.file("qa"));
+  auto again = load_roberta_for_question_answering(dir.file("qa"));
+  CHECK(again.report.missing.empty());
+  CHECK(again.report.unexpected.empty());
+  CHECK(torch::equal(again.model->qa_outputs->weight, qa->qa_outputs->weight));
+  auto classifier = load_roberta_for_sequence_classification(dir.file("qa"), 2);
+  CHECK(classifier.report.unexpected == std::vector<std::string>{"qa_outputs.bias", "qa_outputs.weight"});
+}

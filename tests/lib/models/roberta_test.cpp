@@ -274,3 +274,34 @@ TEST_CASE("activations: gelu is the erf form, gelu_new the tanh form", "[roberta
   CHECK(torch::equal(activate(Activation::kRelu, x), torch::relu(x)));
   CHECK(parse_activation(to_string(Activation::kGeluNew)) == Activation::kGeluNew);
 }
+
+TEST_CASE("RoBERTa's span head: start and end logits of every token, and transformers' span loss",
+          "[roberta][loss]") {
+  torch::manual_seed(5);
+  RobertaForQuestionAnswering qa(tiny());
+  qa->eval();
+  const auto [ids, mask] = padded_batch();
+  const auto spans = qa->forward(ids, mask);
+  REQUIRE(spans.start.sizes() == ids.sizes());
+  // The head is one linear layer on every token's last hidden state.
+  const auto hidden = qa->roberta->forward(ids, mask).last_hidden_state;  // (B, T, C)
+  const auto expected = torch::nn::functional::linear(hidden, qa->qa_outputs->weight, qa->qa_outputs->bias);
+  CHECK(max_diff(spans.start, expected.select(-1, 0)) < 1e-6);
+  CHECK(max_diff(spans.end, expected.select(-1, 1)) < 1e-6);
+
+  // Batch interface: (B, T, 2) outputs, labels read from the batch inputs.
+  Batch batch;
+  batch.inputs = {{"input_ids", ids}, {"attention_mask", mask}};
+  const auto outputs = qa->forward_batch(batch);
+  CHECK(outputs.sizes() == torch::IntArrayRef({2, 7, 2}));
+  CHECK_THROWS_WITH(qa->batch_loss(outputs, batch), Contains("_positions"));
+  // Row 0 answers at (1, 3); row 1's start lies beyond the input (9 > T = 7): clamped to T and ignored,
+  // so the start loss averages row 0 alone while the end loss averages both rows.
+  batch.inputs["start_positions"] = torch::tensor({1, 9}, torch::kLong);
+  batch.inputs["end_positions"] = torch::tensor({3, 2}, torch::kLong);
+  const auto loss = qa->batch_loss(outputs, batch);
+  const auto start = torch::cross_entropy_loss(spans.start.narrow(0, 0, 1), torch::tensor({1}, torch::kLong));
+  const auto end = torch::cross_entropy_loss(spans.end, torch::tensor({3, 2}, torch::kLong));
+  CHECK(loss.item<double>() == Approx(((start + end) / 2).item<double>()).epsilon(1e-5));
+  CHECK(qa->head_prefixes() == std::vector<std::string>{"qa_outputs."});
+}

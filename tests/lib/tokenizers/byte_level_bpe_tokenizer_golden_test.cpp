@@ -210,3 +210,63 @@ TEST_CASE("roberta-base decode(encode(x)) == x for varied Unicode text", "[token
     CHECK(roberta().decode(roberta().encode_text(text)) == text);
   }
 }
+
+// No golden offsets exist offline, so the spans are checked against what they must satisfy on real text:
+// every SQuAD v1.1 dev context (2,067 paragraphs, 1,007 answers with non-ASCII characters) tokenized
+// with roberta-base, each token's span must hold exactly its bytes with the spaces trimmed, spans must
+// tile the text in order, and the ids must be encode_text's.
+TEST_CASE("roberta-base token offsets spell each token's text over every SQuAD dev context", "[tokenizers][golden]") {
+  const fs::path squad = env_dir("CAPABOOST_DATA_DIR", CAPABOOST_SOURCE_DIR "/../shared/data") / "SQuAD" / "dev-v1.1.json";
+  if (!fs::exists(roberta_files_dir() / "vocab.json") || !fs::exists(squad)) {
+    WARN("offset check skipped: needs " << roberta_files_dir() / "vocab.json" << " and " << squad
+                                        << " (set CAPABOOST_DATA_DIR)");
+    return;
+  }
+  std::ifstream in(squad);
+  const auto json = nlohmann::json::parse(in);
+  int64_t contexts = 0, tokens = 0, split_characters = 0;
+  for (const auto& article : json.at("data")) {
+    for (const auto& paragraph : article.at("paragraphs")) {
+      const std::string context = paragraph.at("context").get<std::string>();
+      // Byte offset of every code point (and of the end), to read spans back as bytes.
+      std::vector<size_t> byte_of;
+      for (size_t b = 0; b < context.size(); ++b) {
+        if ((static_cast<unsigned char>(context[b]) & 0xC0) != 0x80) byte_of.push_back(b);
+      }
+      byte_of.push_back(context.size());
+      const auto spans = roberta().encode_text_with_offsets(context);
+      Ids ids;
+      int64_t previous_end = 0;
+      for (const auto& span : spans) {
+        ids.push_back(span.id);
+        REQUIRE(span.begin >= 0);
+        REQUIRE(span.begin <= span.end);
+        REQUIRE(span.end < static_cast<int64_t>(byte_of.size()));
+        CHECK(span.begin >= previous_end - 1);  // tokens of one split character share it
+        previous_end = span.end;
+        std::string text = roberta().decode({span.id});
+        const auto first = text.find_first_not_of(' ');
+        text = first == std::string::npos ? "" : text.substr(first, text.find_last_not_of(' ') - first + 1);
+        const std::string spelled = context.substr(byte_of[span.begin], byte_of[span.end] - byte_of[span.begin]);
+        if (text.find("\xEF\xBF\xBD") != std::string::npos) {
+          ++split_characters;  // holds part of a character (decodes to U+FFFD): spans the whole character
+          CHECK(span.end > span.begin);
+        } else if (spelled != text) {
+          FAIL_CHECK("context " << contexts << ": token " << span.id << " '" << text << "' spans '" << spelled << "'");
+        }
+      }
+      CHECK(ids == roberta().encode_text(context));
+      // The spans reach the last character that is no space (a token of spaces alone has an empty span
+      // where its spaces end, so they may reach the very end).
+      const auto last = context.find_last_not_of(' ');
+      const auto characters = static_cast<int64_t>(byte_of.size()) - 1;
+      CHECK(previous_end >= characters - static_cast<int64_t>(context.size() - 1 - last));
+      CHECK(previous_end <= characters);
+      ++contexts;
+      tokens += static_cast<int64_t>(spans.size());
+    }
+  }
+  CHECK(contexts == 2067);
+  INFO(tokens << " tokens, " << split_characters << " of them parts of a character");
+  CHECK(split_characters > 0);  // the check above ran on non-ASCII contexts too
+}

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lib/tokenizers/offset_properties.h"
 #include "support/spm_encode.h"
 #include "support/temp_dir.h"
 #include "tokenizers/tokenizer_loader.h"
@@ -142,4 +143,33 @@ TEST_CASE("DeBERTa tokenizer frames, adds [MASK] after the vocabulary and decode
   CHECK(tokenizer->decode(tokenizer->encode("the model reads fine text").input_ids) ==
         "[CLS] the model reads fine text [SEP]");
   CHECK(tokenizer->decode(tokenizer->encode("the model").input_ids, /*skip_special_tokens=*/true) == "the model");
+}
+
+TEST_CASE("DeBERTa offsets follow nmt_nfkc's alignment back to the original characters", "[tokenizers][deberta]") {
+  if (!have("spm_train")) {
+    WARN("skipped: spm_train not installed (Debian package sentencepiece: make deps)");
+    return;
+  }
+  for (const std::string model_type : {"unigram", "bpe"}) {
+    INFO("model type " << model_type);
+    TempDir dir;
+    REQUIRE(train(dir, model_type));
+    const auto tokenizer = DebertaV2Tokenizer::from_dir(dir.path().string());
+    for (const auto& probe : probes()) capaboost::testing::check_offset_properties(*tokenizer, probe, true);
+    capaboost::testing::check_offset_properties(*tokenizer, "the [CLS] model [MASK]text", true);
+    // "Ｆｕｌｌ" normalises to "Full": its pieces still span the four full-width characters.
+    const auto full = tokenizer->encode_text_with_offsets("Ｆｕｌｌ");
+    REQUIRE_FALSE(full.empty());
+    CHECK(full.front().begin == 0);
+    CHECK(full.back().end == 4);
+    const auto special = tokenizer->encode_text_with_offsets("the [CLS] model");
+    bool found = false;
+    for (const auto& token : special) {
+      if (token.id != tokenizer->cls_id()) continue;
+      found = true;
+      CHECK(token.begin == 4);
+      CHECK(token.end == 9);
+    }
+    CHECK(found);
+  }
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/tokenizers/offset_properties.h"
 #include "support/spm_encode.h"
 #include "support/temp_dir.h"
 
@@ -212,5 +213,26 @@ TEST_CASE("SentencePiece encoder agrees with spm_encode for unigram and BPE mode
     int64_t same = 0;
     for (std::size_t i = 0; i < lines.size(); ++i) same += tokenizer->encode_text(lines[i]) == (*expected)[i];
     CHECK(same == static_cast<int64_t>(lines.size()));
+  }
+}
+
+TEST_CASE("SentencePiece offsets: each piece spans its characters, U+2581 none", "[tokenizers][sentencepiece]") {
+  const auto& tokenizer = *trained().tokenizer;
+  const auto tokens = tokenizer.encode_text_with_offsets("The world");
+  REQUIRE_FALSE(tokens.empty());
+  // Whatever the segmentation, the pieces of "The" end at 3 and those of "world" start at 4.
+  std::string spelled;
+  for (const auto& token : tokens) {
+    std::string piece = tokenizer.id_to_piece(token.id);
+    if (piece.rfind("\xe2\x96\x81", 0) == 0) piece.erase(0, 3);  // the visible space spans nothing
+    CHECK(code_point_count(piece) == token.end - token.begin);
+    spelled += piece;
+  }
+  CHECK(spelled == "Theworld");
+  CHECK(tokens.front().begin == 0);
+  CHECK(tokens.back().end == 9);
+  for (const std::string text : {std::string("  Peace   and \xe6\x97\xa5\xe6\x9c\xac justice  "), std::string("The <mask> of the nation."),
+                                 std::string("zzq xj"), std::string(""), std::string("   "), synthetic_text(20, 5)}) {
+    capaboost::testing::check_offset_properties(tokenizer, text, /*spans_trim_whitespace=*/true);
   }
 }

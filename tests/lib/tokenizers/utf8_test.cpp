@@ -48,3 +48,10 @@ TEST_CASE("utf8_with_replacement substitutes maximal subparts like Python errors
   CHECK(utf8_with_replacement("\xFF") == r);
   CHECK(utf8_with_replacement("\xE2\x82\xAC \xF0\x9F\x98\x80") == "\xE2\x82\xAC \xF0\x9F\x98\x80");
 }
+
+TEST_CASE("code_point_count counts characters as Python's len()", "[tokenizers][utf8]") {
+  CHECK(code_point_count("") == 0);
+  CHECK(code_point_count("abc") == 3);
+  CHECK(code_point_count("caf\xC3\xA9") == 4);                    // é: 2 bytes
+  CHECK(code_point_count("\xE6\x97\xA5\xF0\x9F\x98\x80") == 2);  // 日 (3 bytes), 😀 (4 bytes)
+}
