@@ -1,6 +1,6 @@
 # Lines with error bars (mean ± std over seeds), one per series.
-# Filled by `capaboost report`: @TITLE@ @XLABEL@ @YLABEL@ @LOGX@ @PLOT@; the terminal and output
-# are set on the gnuplot command line (PDF and PNG).
+# `capaboost report` fills in the title, the axis labels, the log scale and the plot command (the
+# @-delimited names below); the terminal and output are set on the gnuplot command line (PDF and PNG).
 set title "@TITLE@"
 set xlabel "@XLABEL@"
 set ylabel "@YLABEL@"

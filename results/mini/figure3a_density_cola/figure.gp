@@ -1,6 +1,6 @@
 # Lines with error bars (mean ± std over seeds), one per series.
-# Filled by `capaboost report`: CapaBoost-LoRA (d=2, r=8) on CoLA against mask density, by mask kind\n{/*0.8 profile mini: mean ± std over seeds}\n{/*0.8 The mini encoder scores CoLA MCC 0 (no signal): no conclusion about masks can be drawn from it.} mask density CoLA MCC (x100) unset logscale x 'figure.dat' index 0 using 1:2:3 with yerrorlines lt 1 lw 2 pt 7 ps 0.8 title "Diff-mask", 'figure.dat' index 1 using 1:2:3 with yerrorlines lt 2 lw 2 pt 7 ps 0.8 title "Same-mask", 'figure.dat' index 2 using 1:2:3 with yerrorlines lt 3 lw 2 pt 7 ps 0.8 title "Dropout"; the terminal and output
-# are set on the gnuplot command line (PDF and PNG).
+# `capaboost report` fills in the title, the axis labels, the log scale and the plot command (the
+# @-delimited names below); the terminal and output are set on the gnuplot command line (PDF and PNG).
 set title "CapaBoost-LoRA (d=2, r=8) on CoLA against mask density, by mask kind\n{/*0.8 profile mini: mean ± std over seeds}\n{/*0.8 The mini encoder scores CoLA MCC 0 (no signal): no conclusion about masks can be drawn from it.}"
 set xlabel "mask density"
 set ylabel "CoLA MCC (x100)"

@@ -1,6 +1,6 @@
 # Lines with error bars (mean ± std over seeds), one per series.
-# Filled by `capaboost report`: CapaBoost-LoRA on CoLA against r for d = 1, 2, 3 (density 0.5)\n{/*0.8 profile mini: mean ± std over seeds}\n{/*0.8 The mini encoder scores CoLA MCC 0 (no signal): no conclusion about d and r can be drawn from it.} LoRA inner dimension r CoLA MCC (x100) set logscale x 2 'figure.dat' index 0 using 1:2:3 with yerrorlines lt 1 lw 2 pt 7 ps 0.8 title "d=1", 'figure.dat' index 1 using 1:2:3 with yerrorlines lt 2 lw 2 pt 7 ps 0.8 title "d=2", 'figure.dat' index 2 using 1:2:3 with yerrorlines lt 3 lw 2 pt 7 ps 0.8 title "d=3"; the terminal and output
-# are set on the gnuplot command line (PDF and PNG).
+# `capaboost report` fills in the title, the axis labels, the log scale and the plot command (the
+# @-delimited names below); the terminal and output are set on the gnuplot command line (PDF and PNG).
 set title "CapaBoost-LoRA on CoLA against r for d = 1, 2, 3 (density 0.5)\n{/*0.8 profile mini: mean ± std over seeds}\n{/*0.8 The mini encoder scores CoLA MCC 0 (no signal): no conclusion about d and r can be drawn from it.}"
 set xlabel "LoRA inner dimension r"
 set ylabel "CoLA MCC (x100)"
