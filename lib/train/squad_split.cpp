@@ -1,6 +1,6 @@
 #include "train/squad_split.h"
 
-#include <algorithm>
+#include "data/padded_rows.h"
 
 namespace capaboost {
 namespace {
@@ -83,35 +83,26 @@ SquadSplit::SquadSplit(SquadDataset dataset, const Tokenizer& tokenizer, const S
 Batch SquadSplit::collate(const std::vector<int64_t>& indices, BatchPadding padding) const {
   TORCH_CHECK(!indices.empty(), "SquadSplit::collate: empty batch");
   const auto batch_size = static_cast<int64_t>(indices.size());
-  int64_t longest = 0;
-  for (const int64_t index : indices) {
-    TORCH_CHECK(index >= 0 && index < size(), "SquadSplit::collate: index ", index, " outside [0, ", size(), ")");
-    longest = std::max<int64_t>(longest, static_cast<int64_t>(features_[static_cast<size_t>(index)].input_ids.size()));
-  }
-  const int64_t width = padding == BatchPadding::kMaxLength ? max_length_ : longest;
-  Batch batch;
-  batch.examples = batch_size;
-  batch.indices = indices;
-  auto input_ids = torch::full({batch_size, width}, pad_id_, torch::kInt64);  // (B, T)
-  auto attention_mask = torch::zeros({batch_size, width}, torch::kInt64);     // (B, T)
-  auto starts = torch::empty({batch_size}, torch::kInt64);                    // (B)
-  auto ends = torch::empty({batch_size}, torch::kInt64);                      // (B)
-  auto ids = input_ids.accessor<int64_t, 2>();
-  auto mask = attention_mask.accessor<int64_t, 2>();
+  std::vector<const std::vector<int64_t>*> rows;
+  auto starts = torch::empty({batch_size}, torch::kInt64);  // (B)
+  auto ends = torch::empty({batch_size}, torch::kInt64);    // (B)
   auto start_at = starts.accessor<int64_t, 1>();
   auto end_at = ends.accessor<int64_t, 1>();
   for (int64_t row = 0; row < batch_size; ++row) {
-    const SquadFeature& feature = features_[static_cast<size_t>(indices[static_cast<size_t>(row)])];
-    for (size_t t = 0; t < feature.input_ids.size(); ++t) {
-      ids[row][static_cast<int64_t>(t)] = feature.input_ids[t];
-      mask[row][static_cast<int64_t>(t)] = 1;
-    }
+    const int64_t index = indices[static_cast<size_t>(row)];
+    TORCH_CHECK(index >= 0 && index < size(), "SquadSplit::collate: index ", index, " outside [0, ", size(), ")");
+    const SquadFeature& feature = features_[static_cast<size_t>(index)];
+    rows.push_back(&feature.input_ids);
     start_at[row] = feature.start_position;
     end_at[row] = feature.end_position;
-    batch.tokens += static_cast<int64_t>(feature.input_ids.size());
   }
-  batch.inputs["input_ids"] = input_ids;
-  batch.inputs["attention_mask"] = attention_mask;
+  auto padded = pad_rows(rows, padding == BatchPadding::kMaxLength ? max_length_ : 0, pad_id_);
+  Batch batch;
+  batch.examples = batch_size;
+  batch.indices = indices;
+  batch.tokens = padded.tokens;
+  batch.inputs["input_ids"] = padded.input_ids;            // (B, T)
+  batch.inputs["attention_mask"] = padded.attention_mask;  // (B, T)
   batch.inputs["start_positions"] = starts;
   batch.inputs["end_positions"] = ends;
   return batch;

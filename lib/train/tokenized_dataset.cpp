@@ -1,7 +1,6 @@
 #include "train/tokenized_dataset.h"
 
-#include <algorithm>
-
+#include "data/padded_rows.h"
 #include "metrics/glue_metrics.h"
 #include "train/glue_scorer.h"
 
@@ -42,29 +41,18 @@ int64_t TokenizedDataset::total_tokens() const {
 Batch TokenizedDataset::collate(const std::vector<int64_t>& indices, BatchPadding padding) const {
   TORCH_CHECK(!indices.empty(), "TokenizedDataset::collate: empty batch");
   const auto batch_size = static_cast<int64_t>(indices.size());
-  int64_t longest = 0;
+  std::vector<const std::vector<int64_t>*> rows;
   for (int64_t index : indices) {
     TORCH_CHECK(index >= 0 && index < size(), "TokenizedDataset::collate: index ", index, " outside [0, ", size(), ")");
-    longest = std::max<int64_t>(longest, static_cast<int64_t>(ids_[static_cast<size_t>(index)].size()));
+    rows.push_back(&ids_[static_cast<size_t>(index)]);
   }
-  const int64_t width = padding == BatchPadding::kMaxLength ? max_length_ : longest;
+  auto padded = pad_rows(rows, padding == BatchPadding::kMaxLength ? max_length_ : 0, pad_id_);
   Batch batch;
   batch.examples = batch_size;
   batch.indices = indices;
-  auto input_ids = torch::full({batch_size, width}, pad_id_, torch::kInt64);  // (B, T)
-  auto attention_mask = torch::zeros({batch_size, width}, torch::kInt64);     // (B, T)
-  auto ids = input_ids.accessor<int64_t, 2>();
-  auto mask = attention_mask.accessor<int64_t, 2>();
-  for (int64_t row = 0; row < batch_size; ++row) {
-    const auto& example = ids_[static_cast<size_t>(indices[static_cast<size_t>(row)])];
-    for (size_t t = 0; t < example.size(); ++t) {
-      ids[row][static_cast<int64_t>(t)] = example[t];
-      mask[row][static_cast<int64_t>(t)] = 1;
-    }
-    batch.tokens += static_cast<int64_t>(example.size());
-  }
-  batch.inputs["input_ids"] = input_ids;
-  batch.inputs["attention_mask"] = attention_mask;
+  batch.tokens = padded.tokens;
+  batch.inputs["input_ids"] = padded.input_ids;            // (B, T)
+  batch.inputs["attention_mask"] = padded.attention_mask;  // (B, T)
   if (regression()) {
     batch.labels = torch::empty({batch_size}, torch::kFloat32);
     auto labels = batch.labels.accessor<float, 1>();
