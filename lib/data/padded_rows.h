@@ -1,6 +1,6 @@
 #pragma once
 // Id rows of different lengths right-padded into one (B, T) batch, the step every text split's collate
-// shares (GLUE's TokenizedDataset, SQuAD's windows).
+// shares (GLUE's TokenizedDataset, SQuAD's windows); the split adds its labels.
 
 #include <torch/torch.h>
 
@@ -8,33 +8,39 @@
 #include <cstdint>
 #include <vector>
 
+#include "data/batch.h"
+
 namespace capaboost {
 
-struct PaddedRows {
-  torch::Tensor input_ids;       // (B, T) int64, right-padded with the pad id
-  torch::Tensor attention_mask;  // (B, T) int64, 1 on ids, 0 on padding
-  int64_t tokens = 0;            // ids before padding
-};
-
-/// `rows` padded to `width` columns (0: to the longest row); a row longer than `width` is an error.
-inline PaddedRows pad_rows(const std::vector<const std::vector<int64_t>*>& rows, int64_t width, int64_t pad_id) {
+/// The examples `indices` whose ids are `rows` (one per index) as a batch: "input_ids" (B, T) int64
+/// right-padded with `pad_id` to `width` columns (0: to the longest row) and "attention_mask" (B, T)
+/// int64, 1 on ids and 0 on padding. A row longer than `width` is an error.
+inline Batch padded_text_batch(const std::vector<int64_t>& indices, const std::vector<const std::vector<int64_t>*>& rows,
+                               int64_t width, int64_t pad_id) {
+  TORCH_CHECK(rows.size() == indices.size(), "padded_text_batch: ", rows.size(), " rows for ", indices.size(), " indices");
   int64_t longest = 0;
   for (const auto* row : rows) longest = std::max<int64_t>(longest, static_cast<int64_t>(row->size()));
   if (width == 0) width = longest;
-  TORCH_CHECK(longest <= width, "pad_rows: a row has ", longest, " ids, more than the ", width, " columns asked for");
-  const auto batch = static_cast<int64_t>(rows.size());
-  PaddedRows padded{torch::full({batch, width}, pad_id, torch::kInt64), torch::zeros({batch, width}, torch::kInt64)};
-  auto ids = padded.input_ids.accessor<int64_t, 2>();
-  auto mask = padded.attention_mask.accessor<int64_t, 2>();
-  for (int64_t r = 0; r < batch; ++r) {
+  TORCH_CHECK(longest <= width, "padded_text_batch: a row has ", longest, " ids, more than the ", width, " columns asked for");
+  const auto batch_size = static_cast<int64_t>(rows.size());
+  auto input_ids = torch::full({batch_size, width}, pad_id, torch::kInt64);  // (B, T)
+  auto attention_mask = torch::zeros({batch_size, width}, torch::kInt64);     // (B, T)
+  auto ids = input_ids.accessor<int64_t, 2>();
+  auto mask = attention_mask.accessor<int64_t, 2>();
+  Batch batch;
+  for (int64_t r = 0; r < batch_size; ++r) {
     const auto& row = *rows[static_cast<size_t>(r)];
     for (size_t t = 0; t < row.size(); ++t) {
       ids[r][static_cast<int64_t>(t)] = row[t];
       mask[r][static_cast<int64_t>(t)] = 1;
     }
-    padded.tokens += static_cast<int64_t>(row.size());
+    batch.tokens += static_cast<int64_t>(row.size());
   }
-  return padded;
+  batch.examples = batch_size;
+  batch.indices = indices;
+  batch.inputs["input_ids"] = input_ids;
+  batch.inputs["attention_mask"] = attention_mask;
+  return batch;
 }
 
 }  // namespace capaboost

@@ -96,13 +96,7 @@ Batch SquadSplit::collate(const std::vector<int64_t>& indices, BatchPadding padd
     start_at[row] = feature.start_position;
     end_at[row] = feature.end_position;
   }
-  auto padded = pad_rows(rows, padding == BatchPadding::kMaxLength ? max_length_ : 0, pad_id_);
-  Batch batch;
-  batch.examples = batch_size;
-  batch.indices = indices;
-  batch.tokens = padded.tokens;
-  batch.inputs["input_ids"] = padded.input_ids;            // (B, T)
-  batch.inputs["attention_mask"] = padded.attention_mask;  // (B, T)
+  Batch batch = padded_text_batch(indices, rows, padding == BatchPadding::kMaxLength ? max_length_ : 0, pad_id_);
   batch.inputs["start_positions"] = starts;
   batch.inputs["end_positions"] = ends;
   return batch;

@@ -46,13 +46,7 @@ Batch TokenizedDataset::collate(const std::vector<int64_t>& indices, BatchPaddin
     TORCH_CHECK(index >= 0 && index < size(), "TokenizedDataset::collate: index ", index, " outside [0, ", size(), ")");
     rows.push_back(&ids_[static_cast<size_t>(index)]);
   }
-  auto padded = pad_rows(rows, padding == BatchPadding::kMaxLength ? max_length_ : 0, pad_id_);
-  Batch batch;
-  batch.examples = batch_size;
-  batch.indices = indices;
-  batch.tokens = padded.tokens;
-  batch.inputs["input_ids"] = padded.input_ids;            // (B, T)
-  batch.inputs["attention_mask"] = padded.attention_mask;  // (B, T)
+  Batch batch = padded_text_batch(indices, rows, padding == BatchPadding::kMaxLength ? max_length_ : 0, pad_id_);
   if (regression()) {
     batch.labels = torch::empty({batch_size}, torch::kFloat32);
     auto labels = batch.labels.accessor<float, 1>();
