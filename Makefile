@@ -15,6 +15,9 @@ BUILD_DIR  ?= build
 BUILD_TYPE ?= Release
 PCH        ?= ON
 JOBS       ?= $(shell nproc)
+# Sweep workers for the reproduce-*/figures targets (the harness accepts at most 64; threads are split
+# among the workers).
+RUN_JOBS   ?= $(shell n=$$(nproc); echo $$(( n < 64 ? n : 64 )))
 
 # Debian packages the suite builds and runs with. libopenblas0-openmp takes over libblas.so.3 through
 # Debian's alternatives; without it libtorch runs on the reference BLAS (~50x slower here).
@@ -87,7 +90,7 @@ reproduce-table-%: build corpus-sources
 	if [ "$$count" = 0 ]; then echo "no spec for table $* yet (experiments/table$*_*.yaml)"; exit 2; fi; \
 	if [ "$$count" -gt 1 ]; then echo "make reproduce-table-$*: $$count specs claim table $*:" $$specs \
 	  "- keep one experiments/table$*_*.yaml (merge them, or rename the others)"; exit 2; fi; \
-	$(CAPABOOST) run $$specs --profile $(PROFILE) --results $(RESULTS) && \
+	$(CAPABOOST) run $$specs --profile $(PROFILE) --results $(RESULTS) --jobs $(RUN_JOBS) && \
 	$(CAPABOOST) report $$specs --profile $(PROFILE) --results $(RESULTS)
 
 # The committed copy a reader sees without running anything: a spec's report rendered from its recorded
@@ -117,7 +120,7 @@ curate-figures: build
 FIGURE_SPECS := $(shell grep -l '^  figure:' experiments/*.yaml 2>/dev/null)
 figures: build corpus-sources
 	@for spec in $(FIGURE_SPECS); do \
-	  $(CAPABOOST) run $$spec --profile $(PROFILE) --results $(RESULTS) && \
+	  $(CAPABOOST) run $$spec --profile $(PROFILE) --results $(RESULTS) --jobs $(RUN_JOBS) && \
 	  $(CAPABOOST) report $$spec --profile $(PROFILE) --results $(RESULTS) || exit 1; done
 
 reproduce-theorem-1: build
