@@ -60,6 +60,15 @@ Command report_command(CLI::App& app) {
                 document.decimals = layout.decimals_of(metric);
                 document.higher_is_better = layout.higher_is_better;
                 document.cells = aggregate(sweep.runs, store, metric, layout.rows, layout.columns);
+                if (layout.scale != 1) {
+                  for (auto& [row, columns] : document.cells.cells) {
+                    for (auto& [column, cell] : columns) {
+                      for (double& value : cell.values) value *= layout.scale;
+                    }
+                  }
+                  const std::string scaled = fmt::format("values ×{:g}, as the paper prints them", layout.scale);
+                  document.caption = document.caption.empty() ? scaled : scaled + ". " + document.caption;
+                }
                 // The paper's numbers for this metric: the file that names it, or one that names none.
                 for (const auto& paper : papers) {
                   if (paper.metric.empty() || paper.metric == metric) {

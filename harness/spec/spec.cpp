@@ -351,7 +351,7 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
   if (!reader.expect_map(node, "report")) return;
   reader.check_keys(node, {"table", "figure", "comparisons"}, "report");
   if (const auto table = node["table"]; table && reader.expect_map(table, "report.table")) {
-    reader.check_keys(table, {"rows", "columns", "metrics", "decimals", "higher_is_better"}, "report.table");
+    reader.check_keys(table, {"rows", "columns", "metrics", "decimals", "higher_is_better", "scale"}, "report.table");
     TableLayout layout;
     if (table["rows"]) layout.rows = table["rows"].as<std::string>();
     if (table["columns"]) layout.columns = table["columns"].as<std::string>();
@@ -374,6 +374,11 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
       layout.decimals = decimals.as<int>();
     }
     if (table["higher_is_better"]) layout.higher_is_better = table["higher_is_better"].as<bool>();
+    if (const auto scale = table["scale"]) {
+      if (!YAML::convert<double>::decode(scale, layout.scale) || !(layout.scale > 0)) {
+        reader.error(scale, "report.table.scale multiplies the values shown: a number above 0 (100 for percentages)");
+      }
+    }
     spec.table = layout;
   }
   if (const auto figure = node["figure"]) {

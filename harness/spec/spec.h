@@ -87,6 +87,9 @@ struct TableLayout {
     return it == metric_decimals.end() ? decimals : it->second;
   }
   bool higher_is_better = true;  ///< for bolding the best entry per column
+  /// Recorded values are multiplied by this before they are shown and compared (`scale: 100` shows
+  /// fractions such as test_f1 as the percentages the paper prints).
+  double scale = 1;
 };
 
 /// One figure of a report (`report.figure`: one map, or a list of them for several panels).
