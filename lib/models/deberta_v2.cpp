@@ -93,9 +93,11 @@ torch::Tensor DebertaV2ForQuestionAnsweringImpl::loss(const SpanLogits& logits, 
 }
 
 torch::Tensor DebertaV2ForQuestionAnsweringImpl::forward_batch(const Batch& batch) {
-  const auto spans =
-      forward(batch.input("input_ids"), batch.optional_input("attention_mask"), batch.optional_input("token_type_ids"));
-  return torch::stack({spans.start, spans.end}, -1);  // (B, T, 2)
+  // The head's (B, T, 2) output as it comes: the trainer and scorer take it whole, so no split and restack.
+  const auto hidden = deberta->forward(batch.input("input_ids"), batch.optional_input("attention_mask"),
+                                       batch.optional_input("token_type_ids"))
+                          .last_hidden_state;
+  return qa_outputs->forward(hidden);
 }
 
 torch::Tensor DebertaV2ForQuestionAnsweringImpl::batch_loss(const torch::Tensor& outputs, const Batch& batch) const {

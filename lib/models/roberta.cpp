@@ -127,8 +127,8 @@ torch::Tensor RobertaForQuestionAnsweringImpl::loss(const SpanLogits& logits, co
 }
 
 torch::Tensor RobertaForQuestionAnsweringImpl::forward_batch(const Batch& batch) {
-  const auto spans = forward(batch.input("input_ids"), batch.optional_input("attention_mask"));
-  return torch::stack({spans.start, spans.end}, -1);  // (B, T, 2)
+  // The head's (B, T, 2) output as it comes: the trainer and scorer take it whole, so no split and restack.
+  return qa_outputs->forward(roberta->forward(batch.input("input_ids"), batch.optional_input("attention_mask")).last_hidden_state);
 }
 
 torch::Tensor RobertaForQuestionAnsweringImpl::batch_loss(const torch::Tensor& outputs, const Batch& batch) const {

@@ -19,7 +19,7 @@ torch::Tensor span_loss(const SpanLogits& logits, const torch::Tensor& start_pos
 
 SpanLogits split_span_logits(const torch::Tensor& logits) {
   TORCH_CHECK(logits.dim() == 3 && logits.size(-1) == 2, "a span head's output is (B, T, 2); got ", logits.sizes());
-  return {logits.select(-1, 0).contiguous(), logits.select(-1, 1).contiguous()};  // (B, T) each
+  return {logits.select(-1, 0), logits.select(-1, 1)};  // (B, T) views each
 }
 
 }  // namespace capaboost

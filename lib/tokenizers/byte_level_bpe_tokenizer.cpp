@@ -152,17 +152,12 @@ std::vector<int64_t> ByteLevelBpeTokenizer::encode_text(std::string_view text) c
 std::vector<TokenOffsets> ByteLevelBpeTokenizer::encode_text_with_offsets(std::string_view text) const {
   const std::vector<int64_t> ids = encode_text(text);
   const bool prefixed = options.add_prefix_space() && !text.empty() && !is_python_space(decode_utf8_at(text, 0).cp);
-  // char_of[b]: the code point that byte b of the text belongs to; char_of[size] = the number of code points.
-  std::vector<int64_t> char_of(text.size() + 1);
-  int64_t chars = 0;
-  for (std::size_t b = 0; b < text.size(); ++b) {
-    if ((static_cast<unsigned char>(text[b]) & 0xC0) != 0x80 && b > 0) ++chars;  // a lead byte starts a new one
-    char_of[b] = chars;
-  }
-  char_of[text.size()] = text.empty() ? 0 : chars + 1;
+  // before[b]: code points starting before byte b, so the character holding byte b is before[b + 1] − 1
+  // and a token ending at byte e (exclusive) ends at character before[e], whole characters either way.
+  const std::vector<int64_t> before = code_points_before(text);
   // Byte positions run from −1 when a prefix space was added: that space is no byte of the text.
   const auto byte_at = [&](int64_t pos) { return pos < 0 ? ' ' : text[static_cast<std::size_t>(pos)]; };
-  const auto char_at = [&](int64_t pos) { return pos < 0 ? int64_t{0} : char_of[static_cast<std::size_t>(pos)]; };
+  const auto char_at = [&](int64_t pos) { return pos < 0 ? int64_t{0} : before[static_cast<std::size_t>(pos) + 1] - 1; };
   const auto text_end = static_cast<int64_t>(text.size());
   std::vector<TokenOffsets> spans;
   spans.reserve(ids.size());
@@ -183,7 +178,7 @@ std::vector<TokenOffsets> ByteLevelBpeTokenizer::encode_text_with_offsets(std::s
     }
     const int64_t begin = pos, end = pos + length;
     pos = end;
-    TokenOffsets span{id, char_at(begin), end == 0 ? 0 : char_at(end - 1) + 1};
+    TokenOffsets span{id, char_at(begin), end <= 0 ? 0 : before[static_cast<std::size_t>(end)]};
     // Trim the spaces a token carries, as HF's ByteLevel post-processor: all leading ones, except one
     // space on a first token (or one starting at character 0) when add_prefix_space is on.
     int64_t leading = 0, trailing = 0;

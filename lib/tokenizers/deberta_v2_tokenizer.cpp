@@ -11,6 +11,32 @@ namespace {
 
 constexpr const char* kFix = "point at a DeBERTa-v2/v3 checkpoint directory holding its spm.model";
 
+// Walks `text` as transformers' added-token split does: `segment(begin, end)` for each run of ordinary
+// text (possibly empty) and `special(id, begin, end)` for each special token written in it, in order.
+template <typename Segment, typename Special>
+void split_specials(const DebertaV2Tokenizer& tokenizer, std::string_view text, Segment&& segment, Special&& special) {
+  const std::pair<std::string_view, int64_t> specials[] = {{"[MASK]", tokenizer.mask_id()},
+                                                           {"[CLS]", tokenizer.cls_id()},
+                                                           {"[SEP]", tokenizer.sep_id()},
+                                                           {"[PAD]", tokenizer.pad_id()},
+                                                           {"[UNK]", tokenizer.unk_id()}};
+  std::size_t start = 0;
+  for (std::size_t pos = 0; pos < text.size();) {
+    bool matched = false;
+    for (const auto& [text_of_special, id] : specials) {
+      if (text.compare(pos, text_of_special.size(), text_of_special) != 0) continue;
+      segment(start, pos);
+      special(id, pos, pos + text_of_special.size());
+      pos += text_of_special.size();
+      start = pos;
+      matched = true;
+      break;
+    }
+    if (!matched) ++pos;
+  }
+  segment(start, text.size());
+}
+
 }  // namespace
 
 std::shared_ptr<DebertaV2Tokenizer> DebertaV2Tokenizer::from_dir(const std::string& dir) {
@@ -46,38 +72,30 @@ std::optional<std::string> DebertaV2Tokenizer::special_text(int64_t id) const {
 }
 
 std::vector<int64_t> DebertaV2Tokenizer::encode_text(std::string_view text) const {
+  // Ids only: SentencePiece without the normaliser alignment that offsets need.
   std::vector<int64_t> ids;
-  for (const auto& token : encode_text_with_offsets(text)) ids.push_back(token.id);
+  split_specials(
+      *this, text,
+      [&](std::size_t begin, std::size_t end) {
+        const auto piece_ids = model_->encode(text.substr(begin, end - begin));
+        ids.insert(ids.end(), piece_ids.begin(), piece_ids.end());
+      },
+      [&](int64_t id, std::size_t, std::size_t) { ids.push_back(id); });
   return ids;
 }
 
 std::vector<TokenOffsets> DebertaV2Tokenizer::encode_text_with_offsets(std::string_view text) const {
-  // Special tokens written in the text are split out first (transformers' added-token split); the
-  // segments between them go through SentencePiece, their spans shifted to where they start.
-  const std::pair<std::string_view, int64_t> specials[] = {
-      {"[MASK]", mask_id_}, {"[CLS]", cls_id_}, {"[SEP]", sep_id_}, {"[PAD]", pad_id_}, {"[UNK]", unk_id_}};
+  // The segments' spans are shifted to where each segment starts; a special token spans its text.
   const auto chars = code_points_before(text);
   std::vector<TokenOffsets> tokens;
-  const auto add_segment = [&](std::size_t begin, std::size_t end) {
-    for (const auto& span : model_->encode_with_spans(text.substr(begin, end - begin))) {
-      tokens.push_back({span.id, chars[begin + span.begin], chars[begin + span.end]});
-    }
-  };
-  std::size_t segment = 0;
-  for (std::size_t pos = 0; pos < text.size();) {
-    bool matched = false;
-    for (const auto& [special, id] : specials) {
-      if (text.compare(pos, special.size(), special) != 0) continue;
-      add_segment(segment, pos);
-      tokens.push_back({id, chars[pos], chars[pos + special.size()]});
-      pos += special.size();
-      segment = pos;
-      matched = true;
-      break;
-    }
-    if (!matched) ++pos;
-  }
-  add_segment(segment, text.size());
+  split_specials(
+      *this, text,
+      [&](std::size_t begin, std::size_t end) {
+        for (const auto& span : model_->encode_with_spans(text.substr(begin, end - begin))) {
+          tokens.push_back({span.id, chars[begin + span.begin], chars[begin + span.end]});
+        }
+      },
+      [&](int64_t id, std::size_t begin, std::size_t end) { tokens.push_back({id, chars[begin], chars[end]}); });
   return tokens;
 }
 
