@@ -3,6 +3,8 @@
 // classification head trained (as in the paper). bench/roberta_step.py runs the same step in PyTorch
 // for the C++/Python ratio.
 //
+// BM_MethodStep: the same step for each PEFT method at the paper's budgets (ratios to its LoRA case).
+//
 // Arg full_last_layer: 0 is the model's default pass (the last layer computes only the first token,
 // all the classification head reads); 1 forces the full last layer, as transformers computes it.
 
@@ -11,13 +13,17 @@
 
 #include <cstdlib>
 #include <numeric>
+#include <vector>
 
 #include "models/batched_matmul.h"
 #include "models/parallel_dropout.h"
 #include "models/roberta.h"
 #include "peft/lora.h"
+#include "peft/method_registry.h"
 #include "runtime/caching_cpu_allocator.h"
 #include "sites/site_registry.h"
+#include "train/optimizer_setup.h"
+#include "train/trainable_selection.h"
 
 namespace {
 
@@ -147,5 +153,71 @@ void BM_AttentionDropout(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_AttentionDropout)->Arg(0)->Arg(1)->ArgName("impl")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// One training step of each method of Table 2 and the regularisation table at the paper's RoBERTa-base
+// budgets, through the trainer's own optimizer setup and the method's training hooks (AdaLoRA's
+// regulariser and reallocation, AdaMix's second pass, ProPETL's mask learning rate): the measured
+// "step time relative to LoRA" of issue #16 is each case over case 0 in one run.
+struct MethodCase {
+  const char* name;
+  const char* method;
+  nlohmann::json config;
+};
+
+const std::vector<MethodCase>& method_cases() {
+  static const std::vector<MethodCase> cases{
+      {"LoRA r=32", "lora", {{"rank", 32}, {"alpha_over_rank", 1.5}}},
+      {"CapaBoost-LoRA r=32 d=2", "lora", {{"rank", 32}, {"alpha_over_rank", 1.5}, {"branches", 2}}},
+      {"Prefix l=64", "prefix", {{"prefix_length", 64}}},
+      {"ProPETL-Prefix l=64", "propetl_prefix", {{"prefix_length", 64}}},
+      {"ProPETL-LoRA r=32", "propetl_lora", {{"rank", 32}, {"alpha_over_rank", 1.5}}},
+      {"AdaLoRA 48->32", "adalora", {{"initial_rank", 48}, {"target_rank", 32}}},
+      {"PAdapter bn=64", "adapter", {{"bottleneck", 64}}},
+      {"CapaBoost-PAdapter bn=64 d=2", "adapter", {{"bottleneck", 64}, {"branches", 2}}},
+      {"ProPETL-PAdapter bn=64", "propetl_adapter", {{"bottleneck", 64}}},
+      {"AdaMix bn=8", "adamix", {{"bottleneck", 8}, {"activation", "gelu"}}},
+  };
+  return cases;
+}
+
+void BM_MethodStep(benchmark::State& state) {
+  if (std::getenv("CAPABOOST_NO_CACHING_ALLOCATOR") == nullptr) runtime::enable_caching_cpu_allocator();
+  const MethodCase& method_case = method_cases().at(static_cast<size_t>(state.range(0)));
+  state.SetLabel(method_case.name);
+  torch::manual_seed(0);
+  RobertaForSequenceClassification model(RobertaOptions().num_labels(2));
+  const MethodSpec& method = find_method(method_case.method);
+  const Parameters config = resolve_or_throw(method.parameters, method_case.config, method_case.method);
+  method.attach(*model, config);
+  select_trainable_parameters(*model, method.trains_backbone_parameter, model->head_prefixes());
+  const TrainingHooksPtr hooks = method.training_hooks ? method.training_hooks(*model, config) : nullptr;
+  auto settings = AdamWSettings().lr(1e-4).weight_decay(0.1);
+  if (hooks) settings.lr_of([&hooks](const std::string& name) { return hooks->learning_rate_of(name); });
+  auto optimizer = make_adamw(*model, settings);
+
+  Batch batch;
+  batch.inputs["input_ids"] = torch::randint(3, 50265, {kBatch, kTokens}, torch::kLong);
+  batch.inputs["attention_mask"] = torch::ones({kBatch, kTokens}, torch::kLong);
+  batch.labels = torch::randint(0, 2, {kBatch}, torch::kLong);
+  batch.examples = kBatch;
+  model->train();
+  int64_t step = 0;
+  const auto train_step = [&] {
+    optimizer->zero_grad();
+    const auto outputs = model->forward_batch(batch);
+    auto loss = model->batch_loss(outputs, batch);
+    if (hooks) {
+      const auto regularizer = hooks->regularization_loss(*model, batch, outputs);
+      if (regularizer.defined()) loss = loss + regularizer;
+    }
+    loss.backward();
+    optimizer->step();
+    if (hooks) hooks->after_step(++step, 1000);
+  };
+  train_step();  // warm-up
+  for (auto _ : state) train_step();
+  state.SetItemsProcessed(state.iterations() * kBatch * kTokens);
+}
+BENCHMARK(BM_MethodStep)->DenseRange(0, 9)->ArgName("method")->Iterations(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

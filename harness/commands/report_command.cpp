@@ -1,5 +1,6 @@
 #include "commands/commands.h"
 #include "commands/sweep_options.h"
+#include "plan/expansion.h"
 #include "report/aggregate.h"
 #include "report/comparison_writer.h"
 #include "report/figure_writer.h"
@@ -9,11 +10,30 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 namespace capaboost::harness {
 namespace {
+
+// The values the spec's paper-scale runs give the column parameter that this profile's runs do not
+// (MNLI, QQP and QNLI on mini): a table shows them as not run instead of dropping them.
+std::vector<std::string> absent_columns(const Spec& spec, const std::string& profile, const std::string& column_key,
+                                        const std::vector<std::string>& present) {
+  std::vector<std::string> absent;
+  if (column_key.empty() || profile == "paper") return absent;
+  for (const auto& draft : expand_spec(spec, "paper")) {
+    if (!draft.given.contains(column_key)) continue;
+    const std::string column = value_label(draft.given.at(column_key));
+    if (std::find(present.begin(), present.end(), column) == present.end() &&
+        std::find(absent.begin(), absent.end(), column) == absent.end()) {
+      absent.push_back(column);
+    }
+  }
+  return absent;
+}
+
 
 namespace fs = std::filesystem;
 
@@ -60,6 +80,7 @@ Command report_command(CLI::App& app) {
                 document.decimals = layout.decimals_of(metric);
                 document.higher_is_better = layout.higher_is_better;
                 document.cells = aggregate(sweep.runs, store, metric, layout.rows, layout.columns);
+                document.absent_columns = absent_columns(sweep.spec, options->profile, layout.columns, document.cells.columns);
                 if (layout.scale != 1) {
                   for (auto& [row, columns] : document.cells.cells) {
                     for (auto& [column, cell] : columns) {

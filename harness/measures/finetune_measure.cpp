@@ -71,7 +71,9 @@ MeasureResult measure_finetune(const Parameters& config, const RunContext& conte
   const PreparedTask prepared = task.prepare(config, backbone.processor, context.data_root);
 
   const std::string label = fmt::format("{} {} seed {}", task.name, method.name, seed);
-  const TrainResult result = train_model(*backbone.model, prepared.data, trainer_options(config, context, label));
+  const TrainingHooksPtr hooks = method.training_hooks ? method.training_hooks(*backbone.model, config) : nullptr;
+  const TrainResult result =
+      train_model(*backbone.model, prepared.data, trainer_options(config, context, label), hooks.get());
   TORCH_CHECK(result.ok(), task.name, " ", method.name, ": ", result.failure);
 
   MeasureResult measured;

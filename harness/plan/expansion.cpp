@@ -74,21 +74,23 @@ std::vector<RunDraft> expand_spec(const Spec& spec, const std::string& profile) 
   }
   const auto seeds = overlay.seeds.value_or(spec.seeds);
   const SourceMark seeds_mark = overlay.seeds ? overlay.seeds_mark : spec.seeds_mark;
-  const auto lr_grid = overlay.lr_grid.value_or(spec.lr_grid);
-  const SourceMark lr_mark = overlay.lr_grid ? overlay.lr_grid_mark : spec.lr_grid_mark;
   const Axes zip = overlay.zip.value_or(spec.zip);
   const std::string overlay_name = fmt::format("profile '{}'", profile);
   // An empty seed or learning-rate list is no axis: the run takes the parameter's default.
   const std::vector<std::optional<int64_t>> seed_axis =
       seeds.empty() ? std::vector<std::optional<int64_t>>{std::nullopt}
                     : std::vector<std::optional<int64_t>>(seeds.begin(), seeds.end());
-  const std::vector<std::optional<double>> lr_axis =
-      lr_grid.empty() ? std::vector<std::optional<double>>{std::nullopt}
-                      : std::vector<std::optional<double>>(lr_grid.begin(), lr_grid.end());
 
   std::vector<RunDraft> drafts;
   for (const auto& row : spec.rows) {
     const std::string row_name = fmt::format("row '{}'", row.label);
+    // The profile's grid, else the row's own, else the spec's.
+    const auto lr_grid = overlay.lr_grid ? *overlay.lr_grid : row.lr_grid.value_or(spec.lr_grid);
+    const SourceMark lr_mark = overlay.lr_grid ? overlay.lr_grid_mark : row.lr_grid ? row.lr_grid_mark : spec.lr_grid_mark;
+    const std::string lr_where = overlay.lr_grid || !row.lr_grid ? "lr_grid" : row_name + " lr_grid";
+    const std::vector<std::optional<double>> lr_axis =
+        lr_grid.empty() ? std::vector<std::optional<double>>{std::nullopt}
+                        : std::vector<std::optional<double>>(lr_grid.begin(), lr_grid.end());
     for (const auto& grid_point : grid_points(grid)) {
       for (const auto& zip_point : zip_points(zip)) {
         for (const auto& lr : lr_axis) {
@@ -104,8 +106,13 @@ std::vector<RunDraft> expand_spec(const Spec& spec, const std::string& profile) 
             for (const auto* point : {&grid_point, &zip_point}) {
               for (const auto& [key, value] : point->values.items()) give(draft, key, value, point->origins.at(key));
             }
-            if (lr) give(draft, "lr", *lr, {lr_mark, "lr_grid", false});
+            if (lr) give(draft, "lr", *lr, {lr_mark, lr_where, false});
             if (seed) give(draft, "seed", *seed, {seeds_mark, "seeds", false});
+            for (const auto& per : row.per) {
+              if (draft.given.contains(per.axis) && draft.given[per.axis] == per.when) {
+                give(draft, per.parameter, per.value, {per.mark, row_name + " per " + per.axis, false});
+              }
+            }
             // The profile wins over everything: it is how a paper-scale spec is rescaled. A replaced value
             // keeps its origin (the spec still chose the parameter); a set value is shared.
             for (const auto& [key, pairs] : overlay.replace.items()) {

@@ -51,6 +51,19 @@ std::map<std::string, std::string> best_rows(const TableDocument& d) {
   return best;
 }
 
+// Every column: the measured ones, then those this profile does not run.
+std::vector<std::string> all_columns(const TableDocument& d) {
+  std::vector<std::string> columns = d.cells.columns;
+  columns.insert(columns.end(), d.absent_columns.begin(), d.absent_columns.end());
+  return columns;
+}
+
+// The caption's note on absent columns ("" when none).
+std::string absent_note(const TableDocument& d) {
+  if (d.absent_columns.empty()) return "";
+  return fmt::format("{} not run on profile {} (n/a)", fmt::join(d.absent_columns, ", "), d.profile);
+}
+
 const Cell* find_cell(const TableDocument& d, const std::string& row, const std::string& column) {
   auto r = d.cells.cells.find(row);
   if (r == d.cells.cells.end()) return nullptr;
@@ -124,18 +137,20 @@ std::string render_latex(const TableDocument& d) {
   out += fmt::format(
       "\\caption{{{} ({}). Measured rows: mean$_{{\\pm\\mathrm{{std}}}}$ over {} seed(s), profile "
       "\\texttt{{{}}}, best measured entry per column in bold; rows marked * are the paper's reported "
-      "numbers{}; $^\\dagger$: some runs missing or failed.{}}}\n",
+      "numbers{}; $^\\dagger$: some runs missing or failed.{}{}}}\n",
       latex_escape(d.title), latex_escape(d.metric), seed_count(d), latex_escape(d.profile),
       d.paper && !d.paper->source.empty() ? " (" + latex_escape(d.paper->source) + ")" : "",
-      d.caption.empty() ? "" : " " + latex_escape(d.caption));
+      d.caption.empty() ? "" : " " + latex_escape(d.caption),
+      d.absent_columns.empty() ? "" : " " + latex_escape(absent_note(d)) + ".");
+  const auto columns = all_columns(d);
   out += fmt::format("\\label{{tab:{}-{}}}\n", d.spec_name, d.metric);
-  out += fmt::format("\\begin{{tabular}}{{l{}}}\n\\toprule\n", std::string(d.cells.columns.size(), 'c'));
+  out += fmt::format("\\begin{{tabular}}{{l{}}}\n\\toprule\n", std::string(columns.size(), 'c'));
   out += "Method";
-  for (const auto& column : d.cells.columns) out += " & " + latex_escape(column_title(d, column));
+  for (const auto& column : columns) out += " & " + latex_escape(column_title(d, column));
   out += " \\\\\n\\midrule\n";
   auto paper_row = [&](const std::string& row) {
     out += latex_escape(row) + "*";
-    for (const auto& column : d.cells.columns) out += " & $" + reported_text(find_reported(d, row, column), d.decimals, true) + "$";
+    for (const auto& column : columns) out += " & $" + reported_text(find_reported(d, row, column), d.decimals, true) + "$";
     out += " \\\\\n";
   };
   for (const auto& row : d.cells.rows) {
@@ -146,6 +161,7 @@ std::string render_latex(const TableDocument& d) {
       const bool bold = best.count(column) && best.at(column) == row;
       out += bold ? " & $\\mathbf{" + text + "}$" : " & $" + text + "$";
     }
+    for (size_t i = 0; i < d.absent_columns.size(); ++i) out += " & n/a";
     out += " \\\\\n";
   }
   const auto paper_only = paper_only_rows(d);
@@ -174,29 +190,37 @@ std::string render_csv(const TableDocument& d) {
                            fmt::format("{}", fmt::join(cell->keys, " ")));
       }
     }
+    for (const auto& column : d.absent_columns) {
+      paper_line(row, column);
+      out += fmt::format("{},{},not run,,,0,0,0,,\n", csv_field(row), csv_field(column));
+    }
   }
   for (const auto& row : paper_only_rows(d)) {
-    for (const auto& column : d.cells.columns) paper_line(row, column);
+    for (const auto& column : all_columns(d)) paper_line(row, column);
   }
   return out;
 }
 
 std::string render_markdown(const TableDocument& d) {
+  std::string note = d.caption;
+  if (!d.absent_columns.empty()) note += (note.empty() ? "" : ". ") + absent_note(d) + ".";
   std::string out = fmt::format("**{}** ({}; profile `{}`, {} seed(s); * = paper)\n\n{}| Method |", d.title, d.metric,
-                                d.profile, seed_count(d), d.caption.empty() ? "" : d.caption + "\n\n");
-  for (const auto& column : d.cells.columns) out += " " + column_title(d, column) + " |";
+                                d.profile, seed_count(d), note.empty() ? "" : note + "\n\n");
+  const auto columns = all_columns(d);
+  for (const auto& column : columns) out += " " + column_title(d, column) + " |";
   out += "\n|---|";
-  for (size_t i = 0; i < d.cells.columns.size(); ++i) out += "---|";
+  for (size_t i = 0; i < columns.size(); ++i) out += "---|";
   out += "\n";
   auto paper_row = [&](const std::string& row) {
     out += "| " + row + "* |";
-    for (const auto& column : d.cells.columns) out += " " + reported_text(find_reported(d, row, column), d.decimals, false) + " |";
+    for (const auto& column : columns) out += " " + reported_text(find_reported(d, row, column), d.decimals, false) + " |";
     out += "\n";
   };
   for (const auto& row : d.cells.rows) {
     if (d.paper && d.paper->rows.count(row)) paper_row(row);
     out += "| " + row + (d.paper ? " (ours)" : "") + " |";
     for (const auto& column : d.cells.columns) out += " " + measured_text(find_cell(d, row, column), d.decimals, false) + " |";
+    for (size_t i = 0; i < d.absent_columns.size(); ++i) out += " n/a |";
     out += "\n";
   }
   for (const auto& row : paper_only_rows(d)) paper_row(row);

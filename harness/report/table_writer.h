@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace capaboost::harness {
 
@@ -20,6 +21,9 @@ struct TableDocument {
   int decimals = 1;
   bool higher_is_better = true;
   CellTable cells;
+  /// Columns the spec runs at paper scale that this profile does not (MNLI, QQP and QNLI on `mini`,
+  /// whose data is not offline): shown with the paper's numbers and "n/a" for ours, never dropped.
+  std::vector<std::string> absent_columns;
   std::optional<PaperNumbers> paper;
 };
 

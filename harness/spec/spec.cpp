@@ -230,6 +230,30 @@ void read_profiles(Reader& reader, const YAML::Node& node, std::map<std::string,
   }
 }
 
+// A row's `per: {axis: {parameter: {axis value: value, …}, …}, …}`, typed by the catalogue.
+std::vector<PerValue> read_per(Reader& reader, const YAML::Node& node, const std::string& row) {
+  std::vector<PerValue> values;
+  const std::string where = row + " per";
+  if (!reader.expect_map(node, where + " (per: {swept parameter: {parameter: {its value: value}}})")) return values;
+  const auto& catalogue = parameter_catalogue();
+  for (const auto& axis : node) {
+    const auto axis_name = axis.first.as<std::string>();
+    const CatalogueEntry* axis_entry = reader.known_parameter(axis.first, where);
+    if (!axis_entry || !reader.expect_map(axis.second, where + " " + axis_name)) continue;
+    for (const auto& parameter : axis.second) {
+      const auto name = parameter.first.as<std::string>();
+      const CatalogueEntry* entry = reader.known_parameter(parameter.first, where + " " + axis_name);
+      if (!entry || !reader.expect_map(parameter.second, fmt::format("{} {} {}", where, axis_name, name))) continue;
+      for (const auto& item : parameter.second) {
+        auto when = parameter_from_yaml(axis_name, catalogue.at(axis_name), item.first, reader.file(), reader.diagnostics());
+        auto value = parameter_from_yaml(name, *entry, item.second, reader.file(), reader.diagnostics());
+        if (when && value) values.push_back({axis_name, *when, name, *value, reader.mark(item.second)});
+      }
+    }
+  }
+  return values;
+}
+
 // The measure `node` names, or "" after reporting it when no measure of that name is registered.
 std::string registered_measure(Reader& reader, const YAML::Node& node, const std::string& where) {
   const std::string name = reader.string_value(node, "measure").value_or("");
@@ -442,12 +466,42 @@ void check_consistency(Reader& reader, const YAML::Node& root, const Spec& spec)
     if (overlay.seeds && !overlay.seeds->empty()) swept.emplace("seed", where + " seeds");
   }
   for (const auto& row : spec.rows) {
+    if (row.parameters.contains("lr") && row.lr_grid && !row.lr_grid->empty()) {
+      reader.diagnostics().push_back(Diagnostic::at(
+          row.marks.at("lr"), fmt::format("row '{}' sets both 'lr' and its own lr_grid; keep one", row.label)));
+    }
     for (const auto& [key, value] : row.parameters.items()) {
       if (auto it = swept.find(key); it != swept.end()) {
         reader.diagnostics().push_back(Diagnostic::at(
             row.marks.at(key), fmt::format("row '{}' sets '{}', which {} also sets in every run, so the row's "
                                            "value would never be used; remove it from the row or from the sweep",
                                            row.label, key, it->second)));
+      }
+    }
+  }
+
+  // Every value a sweep gives the axis of a row's `per` needs its entry: a missing one would leave
+  // that run with the sweep's value, silently.
+  for (const auto& row : spec.rows) {
+    std::map<std::pair<std::string, std::string>, std::vector<nlohmann::json>> covered;  // (axis, parameter) → values
+    for (const auto& per : row.per) covered[{per.axis, per.parameter}].push_back(per.when);
+    for (const auto& [key, whens] : covered) {
+      const auto check_axes = [&](const Axes& axes, const std::string& where) {
+        for (const auto& axis : axes) {
+          if (axis.name != key.first) continue;
+          for (const auto& value : axis.values) {
+            if (std::find(whens.begin(), whens.end(), value) != whens.end()) continue;
+            reader.diagnostics().push_back(Diagnostic::at(
+                row.where, fmt::format("row '{}' gives '{}' per {} but not for {} = {} ({}); add it to the row's per",
+                                       row.label, key.second, key.first, key.first, value.dump(), where)));
+          }
+        }
+      };
+      check_axes(spec.grid, "the grid");
+      check_axes(spec.zip, "the zip");
+      for (const auto& [name, overlay] : spec.profiles) {
+        check_axes(overlay.grid, "profile '" + name + "' grid");
+        if (overlay.zip) check_axes(*overlay.zip, "profile '" + name + "' zip");
       }
     }
   }
@@ -531,7 +585,12 @@ Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics) {
           parsed.measure = registered_measure(reader, row["measure"], fmt::format(" in row '{}'", parsed.label));
         }
         parsed.parameters =
-            reader.parameters(row, fmt::format("row '{}'", parsed.label), parsed.marks, {"label", "measure"});
+            reader.parameters(row, fmt::format("row '{}'", parsed.label), parsed.marks, {"label", "measure", "per", "lr_grid"});
+        if (row["per"]) parsed.per = read_per(reader, row["per"], fmt::format("row '{}'", parsed.label));
+        if (row["lr_grid"]) {
+          parsed.lr_grid = reader.list<double>(row["lr_grid"], "lr_grid", 0, true);
+          parsed.lr_grid_mark = reader.mark(row["lr_grid"]);
+        }
         spec.rows.push_back(parsed);
       }
     }

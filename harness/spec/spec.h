@@ -46,6 +46,16 @@ struct Axis {
 };
 using Axes = std::vector<Axis>;
 
+/// A row's value of `parameter` for the runs where the swept parameter `axis` equals `when`
+/// (`per: {task: {epochs: {CoLA: 20, SST-2: 10}}}`: the adapter rows' own epochs per task).
+struct PerValue {
+  std::string axis;
+  nlohmann::json when;
+  std::string parameter;
+  nlohmann::json value;
+  SourceMark mark;
+};
+
 struct RowSpec {
   std::string label;
   /// The row's own measure, when it differs from the spec's (e.g. Table 1's random-factor rows beside
@@ -53,6 +63,12 @@ struct RowSpec {
   std::string measure;
   nlohmann::json parameters = nlohmann::json::object();
   ParameterMarks marks;
+  /// Applied after the sweeps (so they replace what a zip gives this row) and before the profile.
+  std::vector<PerValue> per;
+  /// The row's own learning-rate grid, replacing the spec's for this row (a baseline run with its
+  /// paper's published rate); a profile's lr_grid still replaces both.
+  std::optional<std::vector<double>> lr_grid;
+  SourceMark lr_grid_mark;
   SourceMark where;  ///< the row itself
 };
 

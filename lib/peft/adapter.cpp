@@ -25,6 +25,18 @@ std::vector<std::string> adapter_activation_names() {
   return {to_string(AdapterActivation::kRelu), to_string(AdapterActivation::kGelu), to_string(AdapterActivation::kSwish)};
 }
 
+torch::Tensor apply_adapter_activation(const torch::Tensor& z, AdapterActivation activation) {
+  switch (activation) {
+    case AdapterActivation::kRelu:
+      return torch::relu(z);
+    case AdapterActivation::kGelu:
+      return torch::gelu(z);
+    case AdapterActivation::kSwish:
+      return torch::silu(z);
+  }
+  TORCH_CHECK(false, "unknown adapter activation");
+}
+
 AdapterImpl::AdapterImpl(const AdapterOptions& options_, std::string site, int64_t features)
     : options(options_), stack_(options_.capaboost(), std::move(site)) {
   TORCH_CHECK(options.bottleneck() > 0, "adapter at site '", stack_.site(),
@@ -49,18 +61,8 @@ torch::Tensor AdapterImpl::adapt(const torch::Tensor& /*x*/, const torch::Tensor
   auto up_cat = stack_.stack("up", up, /*branch_dim=*/1, training);        // (features, d·bn)
   // The shared down bias feeds every branch: repeat it over the d bottleneck blocks.
   auto bias_cat = down_bias.repeat({stack_.branches()});          // (d·bn)
-  auto z = torch::nn::functional::linear(y, down_cat, bias_cat);  // (…, d·bn)
-  switch (options.activation()) {
-    case AdapterActivation::kRelu:
-      z = torch::relu(z);
-      break;
-    case AdapterActivation::kGelu:
-      z = torch::gelu(z);
-      break;
-    case AdapterActivation::kSwish:
-      z = torch::silu(z);
-      break;
-  }
+  const auto z = apply_adapter_activation(torch::nn::functional::linear(y, down_cat, bias_cat),  // (…, d·bn)
+                                          options.activation());
   auto out = torch::nn::functional::linear(z, up_cat, up_bias);  // (…, features)
   return options.residual() ? y + out : out;
 }

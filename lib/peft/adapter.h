@@ -21,6 +21,8 @@ AdapterActivation parse_adapter_activation(const std::string& name);
 std::string to_string(AdapterActivation activation);
 /// "relu", "gelu", "swish": what a spec's `activation:` may say.
 std::vector<std::string> adapter_activation_names();
+/// The nonlinearity applied elementwise to the bottleneck z.
+torch::Tensor apply_adapter_activation(const torch::Tensor& z, AdapterActivation activation);
 
 struct AdapterOptions {
   /* implicit */ AdapterOptions(int64_t bottleneck = 64) : bottleneck_(bottleneck) {}

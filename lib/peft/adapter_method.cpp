@@ -4,6 +4,7 @@
 
 #include "capaboost/capaboost_parameters.h"
 #include "peft/adapter.h"
+#include "peft/method_parameters.h"
 #include "peft/method_registry.h"
 #include "sites/site_parameters.h"
 
@@ -11,13 +12,7 @@ namespace capaboost {
 namespace {
 
 ParameterList adapter_parameters() {
-  const AdapterOptions defaults;
-  ParameterList parameters{
-      ParameterDef::integer("bottleneck", "adapter bottleneck size").defaults_to(defaults.bottleneck()).at_least(1).at_most(65536),
-      ParameterDef::text("activation", "adapter nonlinearity")
-          .defaults_to(to_string(defaults.activation()))
-          .one_of(adapter_activation_names),
-  };
+  ParameterList parameters = adapter_shape_parameters();
   for (auto& shared : {site_selection_parameters({}, R"((.*\.)?layer\.[0-9]+\.output\.dense)"), capaboost_parameters()}) {
     parameters.insert(parameters.end(), shared.begin(), shared.end());
   }

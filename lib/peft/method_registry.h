@@ -16,6 +16,7 @@
 
 #include "params/parameter.h"
 #include "params/parameters.h"
+#include "train/training_hooks.h"
 
 namespace capaboost {
 
@@ -34,6 +35,9 @@ struct MethodSpec {
   std::function<bool(const std::string& parameter_name)> trains_backbone_parameter = nullptr;
   /// What trains, for records and listings.
   std::string trains = "tuners + head";
+  /// The method's additions to the training loop (a regulariser, a per-step update), made after
+  /// `attach` on the same model; nullptr: none.
+  std::function<TrainingHooksPtr(torch::nn::Module& model, const Parameters& config)> training_hooks = nullptr;
 };
 
 /// Adds a method; a second method of the same name is refused. Returns true, for static registration.

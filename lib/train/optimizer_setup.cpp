@@ -1,5 +1,6 @@
 #include "train/optimizer_setup.h"
 
+#include <map>
 #include <set>
 
 namespace capaboost {
@@ -52,19 +53,43 @@ std::unique_ptr<torch::optim::AdamW> make_adamw(torch::nn::Module& model, const 
         .eps(settings.eps())
         .weight_decay(weight_decay);
   };
+  // One group per (decay, learning rate): Hugging Face's two, split again where lr_of differs.
   std::vector<torch::optim::OptimizerParamGroup> param_groups;
-  if (!groups.decay.empty()) {
-    param_groups.emplace_back(groups.decay, std::make_unique<torch::optim::AdamWOptions>(options(settings.weight_decay())));
-  }
-  if (!groups.no_decay.empty()) {
-    param_groups.emplace_back(groups.no_decay, std::make_unique<torch::optim::AdamWOptions>(options(0.0)));
-  }
+  const auto add_groups = [&](const std::vector<std::string>& names, const std::vector<torch::Tensor>& tensors,
+                              double weight_decay) {
+    std::map<double, std::vector<torch::Tensor>> by_lr;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const std::optional<double> own = settings.lr_of() ? settings.lr_of()(names[i]) : std::nullopt;
+      by_lr[own.value_or(settings.lr())].push_back(tensors[i]);
+    }
+    for (auto& [lr, group] : by_lr) {
+      param_groups.emplace_back(std::move(group), std::make_unique<torch::optim::AdamWOptions>(options(weight_decay).lr(lr)));
+    }
+  };
+  add_groups(groups.decay_names, groups.decay, settings.weight_decay());
+  add_groups(groups.no_decay_names, groups.no_decay, 0.0);
   return std::make_unique<torch::optim::AdamW>(param_groups, options(settings.weight_decay()));
 }
 
 void set_learning_rate(torch::optim::AdamW& optimizer, double lr) {
   for (auto& group : optimizer.param_groups()) {
     static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+  }
+}
+
+std::vector<double> group_learning_rates(torch::optim::AdamW& optimizer) {
+  std::vector<double> rates;
+  for (auto& group : optimizer.param_groups()) rates.push_back(static_cast<torch::optim::AdamWOptions&>(group.options()).lr());
+  return rates;
+}
+
+void scale_learning_rates(torch::optim::AdamW& optimizer, const std::vector<double>& base, double peak, double lr) {
+  auto& groups = optimizer.param_groups();
+  TORCH_CHECK(groups.size() == base.size(), "scale_learning_rates: ", base.size(), " base rates for ", groups.size(),
+              " parameter groups");
+  TORCH_CHECK(peak > 0, "scale_learning_rates: the peak learning rate must be positive, got ", peak);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    static_cast<torch::optim::AdamWOptions&>(groups[i].options()).lr(base[i] == peak ? lr : base[i] * (lr / peak));
   }
 }
 

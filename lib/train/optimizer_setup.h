@@ -8,7 +8,9 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,8 @@ struct AdamWSettings {
   TORCH_ARG(double, beta2) = 0.999;
   /// Hugging Face's adam_epsilon default.
   TORCH_ARG(double, eps) = 1e-8;
+  /// A learning rate of its own for some parameters (by name); null or nullopt: `lr`.
+  TORCH_ARG(std::function<std::optional<double>(const std::string&)>, lr_of) = nullptr;
 };
 
 /// The trainable parameters of `model` split as Hugging Face Trainer splits them.
@@ -36,11 +40,18 @@ struct DecayGroups {
 /// "bias" or it belongs to a torch::nn::LayerNorm.
 DecayGroups decay_groups(torch::nn::Module& model);
 
-/// AdamW over decay_groups(model). Fails when nothing is trainable (a frozen model would silently
-/// train nothing).
+/// AdamW over decay_groups(model), each further split by the learning rates `settings.lr_of` gives.
+/// Fails when nothing is trainable (a frozen model would silently train nothing).
 std::unique_ptr<torch::optim::AdamW> make_adamw(torch::nn::Module& model, const AdamWSettings& settings);
 
 /// Sets every parameter group's learning rate (the scheduler step).
 void set_learning_rate(torch::optim::AdamW& optimizer, double lr);
+
+/// Every group's initial learning rate, so a schedule can scale groups of different rates together.
+std::vector<double> group_learning_rates(torch::optim::AdamW& optimizer);
+
+/// The scheduler step for groups of different rates: the schedule moved the run's rate from `peak` to
+/// `lr`, so group i gets base[i] · lr / peak (exactly `lr` where base[i] is the run's own rate).
+void scale_learning_rates(torch::optim::AdamW& optimizer, const std::vector<double>& base, double peak, double lr);
 
 }  // namespace capaboost

@@ -49,6 +49,7 @@ nlohmann::json TrainResult::to_json() const {
   json["wall_seconds"] = wall_seconds;
   json["train_tokens_per_second"] = train_tokens_per_second;
   json["peak_rss_mib"] = peak_rss_mib;
+  if (!method_summary.empty()) json["method_summary"] = method_summary;
   return json;
 }
 

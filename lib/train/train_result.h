@@ -47,6 +47,7 @@ struct TrainResult {
   double wall_seconds = 0;
   double train_tokens_per_second = 0;  ///< real tokens per second of training (evaluation excluded)
   double peak_rss_mib = 0;             ///< process peak resident memory at the end
+  nlohmann::json method_summary = nlohmann::json::object();  ///< the method's training hooks' summary
 
   bool ok() const { return status == TrainStatus::kOk; }
   nlohmann::json to_json() const;

@@ -57,7 +57,8 @@ Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t b
   return scorer->finish();
 }
 
-TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const TrainerOptions& options) {
+TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const TrainerOptions& options,
+                        TrainingHooks* hooks) {
   TORCH_CHECK(data.train && data.eval && (data.test || data.eval_is_test),
               "train_model: TrainingData needs train and eval splits, and test unless eval_is_test");
   TORCH_CHECK(data.train->size() > 0, "train_model: the training split is empty");
@@ -70,7 +71,11 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
   // One seed fixes dropout; the epoch orders derive from it separately (data/batching.h), so that
   // changing the model's randomness consumption never changes the data order.
   torch::manual_seed(options.seed());
-  auto optimizer = make_adamw(model, AdamWSettings().lr(options.lr()).weight_decay(options.weight_decay()));
+  auto settings = AdamWSettings().lr(options.lr()).weight_decay(options.weight_decay());
+  if (hooks) settings.lr_of([hooks](const std::string& name) { return hooks->learning_rate_of(name); });
+  auto optimizer = make_adamw(model, settings);
+  // Groups with a learning rate of their own follow the schedule in proportion to the run's.
+  const std::vector<double> peak_rates = group_learning_rates(*optimizer);
   const std::vector<torch::Tensor> clipped = trainable_parameters(model);
   const int64_t steps_per_epoch = batch_count(data.train->size(), options.batch_size());
   const LinearWarmupDecay schedule(LinearWarmupDecayOptions(steps_per_epoch * options.epochs())
@@ -95,12 +100,18 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
     int64_t batches = 0;
     for (const auto& indices : make_batches(epoch_order(data.train->size(), options.seed(), epoch), options.batch_size())) {
       const Batch batch = data.train->collate(indices, options.padding());
-      set_learning_rate(*optimizer, schedule.lr(result.steps));
+      scale_learning_rates(*optimizer, peak_rates, options.lr(), schedule.lr(result.steps));
       optimizer->zero_grad();
       const torch::Tensor outputs = model.forward_batch(batch);  // (B, num_labels) for classification
-      const torch::Tensor loss = model.batch_loss(outputs, batch);
-      const double loss_value = loss.item<double>();
-      if (!std::isfinite(loss_value)) {
+      const torch::Tensor task_loss = model.batch_loss(outputs, batch);
+      torch::Tensor loss = task_loss;
+      if (hooks) {
+        const torch::Tensor regularizer = hooks->regularization_loss(model, batch, outputs);
+        if (regularizer.defined()) loss = task_loss + regularizer;
+      }
+      // The regulariser trains, but the logged loss stays the task's, comparable across methods.
+      const double loss_value = task_loss.item<double>();
+      if (!std::isfinite(loss_value) || !std::isfinite(loss.item<double>())) {
         result.status = TrainStatus::kDiverged;
         result.failure = fmt::format(
             "the training loss became {} at epoch {}, step {} (learning rate {:.3g}); lower the learning rate "
@@ -112,6 +123,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
       if (options.grad_clip() > 0) torch::nn::utils::clip_grad_norm_(clipped, options.grad_clip());
       optimizer->step();
       ++result.steps;
+      if (hooks) hooks->after_step(result.steps, steps_per_epoch * options.epochs());
       ++batches;
       loss_sum += loss_value;
       metrics.train_tokens += batch.tokens;
@@ -140,6 +152,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
     result.epochs.push_back(std::move(metrics));
   }
   if (progress) progress->finish();
+  if (hooks) result.method_summary = hooks->summary();
   if (options.measure_ranks()) {
     result.site_ranks = site_ranks(model);
   }

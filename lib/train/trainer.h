@@ -17,6 +17,7 @@
 #include "models/task_model.h"
 #include "train/progress_bar.h"
 #include "train/train_result.h"
+#include "train/training_hooks.h"
 #include "train/training_split.h"
 
 namespace capaboost {
@@ -52,7 +53,9 @@ struct TrainingData {
 
 /// Trains `model` on data.train for options.epochs and returns the per-epoch and best-epoch metrics.
 /// A NaN or infinite loss stops training: the result has status kDiverged and says at which step.
-TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const TrainerOptions& options);
+/// `hooks` (a method's regulariser and per-step update, e.g. AdaLoRA's) may be null.
+TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const TrainerOptions& options,
+                        TrainingHooks* hooks = nullptr);
 
 /// The metrics of `model` on `split` (eval mode, no gradients), in batches of `batch_size`.
 Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t batch_size);

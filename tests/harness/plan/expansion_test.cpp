@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <set>
 
 using namespace capaboost::harness;
@@ -74,4 +75,28 @@ TEST_CASE("a profile's replace swaps one parameter value and leaves the others",
   std::set<std::string> partly;
   for (const auto& draft : expand_spec(copy, "smoke")) partly.insert(draft.given.at("model"));
   CHECK(partly == std::set<std::string>{"smoke", "mini-random"});
+}
+
+TEST_CASE("a row's per values and lr_grid replace the spec's for that row; the profile still wins", "[harness][plan]") {
+  const Spec spec = load_spec(testing::fixture("specs/good/per_row.yaml"));
+  const auto drafts = expand_spec(spec, "paper");
+  REQUIRE(drafts.size() == 2 * 2 + 2 * 1);  // Zip: 2 tasks × 2 lrs; Per: 2 tasks × its own 1 lr
+  std::map<std::pair<std::string, std::string>, std::set<int64_t>> epochs;  // (label, task) → epochs
+  std::set<double> per_lrs;
+  for (const auto& draft : drafts) {
+    epochs[{draft.label, draft.given.at("task").get<std::string>()}].insert(draft.given.at("epochs").get<int64_t>());
+    if (draft.label == "Per") {
+      per_lrs.insert(draft.given.at("lr").get<double>());
+      CHECK(draft.origins.at("lr").where == "row 'Per' lr_grid");
+      CHECK(draft.origins.at("epochs").where == "row 'Per' per task");
+      CHECK(draft.origins.at("epochs").mark.line == 8);
+    }
+  }
+  CHECK(epochs.at({"Zip", "RTE"}) == std::set<int64_t>{3});
+  CHECK(epochs.at({"Zip", "STS-B"}) == std::set<int64_t>{5});
+  CHECK(epochs.at({"Per", "RTE"}) == std::set<int64_t>{7});
+  CHECK(epochs.at({"Per", "STS-B"}) == std::set<int64_t>{9});
+  CHECK(per_lrs == std::set<double>{1e-4});
+  for (const auto& draft : expand_spec(spec, "smoke")) CHECK(draft.given.at("epochs") == 1);
+  for (const auto& draft : expand_spec(spec, "mini")) CHECK(draft.given.at("lr") == 5e-4);
 }

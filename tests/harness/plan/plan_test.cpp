@@ -57,10 +57,13 @@ TEST_CASE("planning fills every default: a run's config holds every effective va
       // Shared defaults apply where a run takes them: full fine-tuning takes no CapaBoost density.
       CHECK_FALSE(config.contains("density"));
       CHECK_FALSE(config.contains("rank"));
+      // Its row's own recipe (RoBERTa's GLUE settings) replaces the PEFT grid and epochs.
+      CHECK(config.at("batch_size") == 32);
+      CHECK(config.at("epochs") == 10);
     }
   }
   CHECK(lora == 2 * 8 * 9 * 3);
-  CHECK(full == 8 * 9 * 3);
+  CHECK(full == 8 * 3 * 3);  // its own grid of three learning rates
 }
 
 TEST_CASE("derived defaults follow the parameters they derive from", "[harness][plan]") {

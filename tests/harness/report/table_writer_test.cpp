@@ -76,3 +76,19 @@ TEST_CASE("a single-seed cell shows its value without a spread", "[harness][repo
   CHECK_THAT(render_latex(document), Catch::Contains("LoRA* & $62.2$ \\\\\nLoRA (ours) & $\\mathbf{61.0}$ \\\\\n"));
   CHECK_THAT(render_csv(document), Catch::Contains("\"LoRA\",\"CoLA\",measured,61,,1,0,0,,k1\n"));
 }
+
+TEST_CASE("columns the profile does not run keep the paper's numbers and show n/a for ours", "[harness][report]") {
+  auto document = document_with_paper_only_rows();
+  document.profile = "mini";
+  document.column_key = "task";
+  document.absent_columns = {"MNLI"};
+  document.paper->rows["LoRA"]["MNLI"] = {86.59, std::nullopt};
+  const auto markdown = render_markdown(document);
+  CHECK_THAT(markdown, Catch::Contains("MNLI not run on profile mini (n/a)."));
+  CHECK_THAT(markdown, Catch::Contains("| LoRA* | 62.2 | 86.6 |\n| LoRA (ours) | 61.5 ± 0.7 | n/a |\n"));
+  const auto latex = render_latex(document);
+  CHECK_THAT(latex, Catch::Contains("\\begin{tabular}{lcc}"));
+  CHECK_THAT(latex, Catch::Contains("LoRA (ours) & $\\mathbf{61.5_{\\pm 0.7}}$ & n/a \\\\\n"));
+  const auto csv = render_csv(document);
+  CHECK_THAT(csv, Catch::Contains("\"LoRA\",\"MNLI\",paper,86.59,,,,,,\n\"LoRA\",\"MNLI\",not run,,,0,0,0,,\n"));
+}

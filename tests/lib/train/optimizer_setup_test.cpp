@@ -1,6 +1,7 @@
 #include "train/optimizer_setup.h"
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <set>
 
 #include "lib/train/tiny_classifier.h"
@@ -47,4 +48,35 @@ TEST_CASE("an optimizer over a frozen model is refused", "[train][optimizer]") {
   auto model = testing::tiny_classifier();
   for (auto& parameter : model->parameters()) parameter.set_requires_grad(false);
   CHECK_THROWS_WITH(make_adamw(*model, AdamWSettings()), Contains("no trainable parameters"));
+}
+
+TEST_CASE("parameters with a learning rate of their own get their group and follow the schedule in proportion",
+          "[train][optimizer]") {
+  auto model = testing::tiny_classifier();
+  const auto own = [](const std::string& name) -> std::optional<double> {
+    if (name.rfind("classifier.", 0) == 0) return 3e-2;
+    return std::nullopt;
+  };
+  auto optimizer = make_adamw(*model, AdamWSettings().lr(1e-4).weight_decay(0.1).lr_of(own));
+  // decay × {1e-4, 3e-2} and no-decay × {1e-4, 3e-2}: four groups, each holding what it should.
+  const auto rates = group_learning_rates(*optimizer);
+  REQUIRE(rates.size() == 4);
+  CHECK(std::count(rates.begin(), rates.end(), 1e-4) == 2);
+  CHECK(std::count(rates.begin(), rates.end(), 3e-2) == 2);
+  size_t classifier_parameters = 0;
+  for (size_t i = 0; i < rates.size(); ++i) {
+    if (rates[i] == 3e-2) classifier_parameters += optimizer->param_groups()[i].params().size();
+  }
+  CHECK(classifier_parameters == model->classifier->parameters().size());
+  // The schedule halves the run's rate: every group halves, and the run's own groups get it exactly.
+  scale_learning_rates(*optimizer, rates, 1e-4, 5e-5);
+  for (size_t i = 0; i < rates.size(); ++i) {
+    const double lr = static_cast<torch::optim::AdamWOptions&>(optimizer->param_groups()[i].options()).lr();
+    if (rates[i] == 1e-4) {
+      CHECK(lr == 5e-5);
+    } else {
+      CHECK(lr == Approx(1.5e-2));
+    }
+  }
+  CHECK_THROWS_WITH(scale_learning_rates(*optimizer, {1e-4}, 1e-4, 5e-5), Contains("1 base rates for 4"));
 }

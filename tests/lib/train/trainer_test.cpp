@@ -21,7 +21,8 @@ std::shared_ptr<TokenizedDataset> tokenized(const std::vector<Example>& examples
 }
 
 TrainResult train_tiny(const std::string& task_name, int64_t n, const TrainerOptions& options,
-                       const nlohmann::json& method = {{"targets", {"query", "value"}}, {"rank", 4}}) {
+                       const nlohmann::json& method = {{"targets", {"query", "value"}}, {"rank", 4}},
+                       const std::string& method_name = "lora", TrainingHooks* extra_hooks = nullptr) {
   const TaskInfo& task = glue_task(task_name);
   const auto splits = small_splits(task_name, n);
   const auto tokenizer = roberta_tokenizer();
@@ -35,11 +36,29 @@ TrainResult train_tiny(const std::string& task_name, int64_t n, const TrainerOpt
   data.test = tokenized(head(splits.test), *tokenizer, task, 64);
   torch::manual_seed(options.seed());
   auto model = RobertaForSequenceClassification(tiny_encoder(task.num_labels));
-  const MethodSpec& lora = find_method("lora");
-  lora.attach(*model, resolve_or_throw(lora.parameters, method, "method lora"));
-  select_trainable_parameters(*model, lora.trains_backbone_parameter, model->head_prefixes());
-  return train_model(*model, data, options);
+  const MethodSpec& spec = find_method(method_name);
+  const Parameters config = resolve_or_throw(spec.parameters, method, "method " + method_name);
+  spec.attach(*model, config);
+  select_trainable_parameters(*model, spec.trains_backbone_parameter, model->head_prefixes());
+  const TrainingHooksPtr hooks = spec.training_hooks ? spec.training_hooks(*model, config) : nullptr;
+  return train_model(*model, data, options, extra_hooks ? extra_hooks : hooks.get());
 }
+
+// Counts the trainer's calls and adds a constant regulariser, so its effect on the loss is known.
+class CountingHooks : public TrainingHooks {
+ public:
+  torch::Tensor regularization_loss(TaskModelImpl&, const Batch&, const torch::Tensor&) override {
+    ++regularized;
+    return torch::full({}, 0.25);
+  }
+  void after_step(int64_t step, int64_t total_steps) override {
+    steps.push_back(step);
+    totals.push_back(total_steps);
+  }
+  nlohmann::json summary() const override { return {{"counted", steps.size()}}; }
+  int64_t regularized = 0;
+  std::vector<int64_t> steps, totals;
+};
 
 }  // namespace
 
@@ -106,4 +125,43 @@ TEST_CASE("a NaN loss stops the run with a diverged status", "[train][trainer]")
   CHECK_THAT(result.failure, Contains("lower the learning rate"));
   CHECK(result.epochs.empty());
   CHECK(result.best_epoch == 0);
+}
+
+TEST_CASE("a method's training hooks regularise every step and follow every optimizer update", "[train][trainer]") {
+  REQUIRE_MIRROR_AND_TOKENIZER("RTE");
+  const auto options = TrainerOptions().lr(2e-3).epochs(2).batch_size(16).seed(3).progress(false);
+  CountingHooks hooks;
+  const auto hooked = train_tiny("RTE", 48, options, {{"targets", {"query", "value"}}, {"rank", 2}}, "lora", &hooks);
+  const auto plain = train_tiny("RTE", 48, options, {{"targets", {"query", "value"}}, {"rank", 2}});
+  REQUIRE(hooked.steps == 6);
+  CHECK(hooks.regularized == 6);
+  CHECK(hooks.steps == std::vector<int64_t>{1, 2, 3, 4, 5, 6});
+  CHECK(hooks.totals == std::vector<int64_t>(6, 6));
+  CHECK(hooked.method_summary == nlohmann::json{{"counted", 6}});
+  CHECK(hooked.to_json().at("method_summary").at("counted") == 6);
+  // A constant regulariser has no gradient: the run equals the plain one, and the logged loss is the task's.
+  CHECK(hooked.epochs[1].train_loss == plain.epochs[1].train_loss);
+  CHECK_FALSE(plain.to_json().contains("method_summary"));
+}
+
+TEST_CASE("AdaLoRA trains through the trainer and ends at its target budget", "[train][trainer][adalora]") {
+  REQUIRE_MIRROR_AND_TOKENIZER("CoLA");
+  // 2 layers × {query, value} at initial rank 6 → target 3: budget 24 → 12 over 4 × 16 = 64 steps.
+  const nlohmann::json adalora = {{"initial_rank", 6}, {"target_rank", 3}, {"mask_interval", 2}};
+  const auto result = train_tiny("CoLA", 256, TrainerOptions().lr(3e-3).epochs(4).batch_size(16).progress(false),
+                                 adalora, "adalora");
+  REQUIRE(result.ok());
+  INFO("epoch losses " << result.epochs.front().train_loss << " → " << result.epochs.back().train_loss);
+  CHECK(result.epochs.back().train_loss < result.epochs.front().train_loss - 0.03);
+  const auto& summary = result.method_summary.at("adalora");
+  CHECK(summary.at("initial_budget") == 24);
+  CHECK(summary.at("target_budget") == 12);
+  CHECK(summary.at("scheduled_budget") == 12);
+  CHECK(summary.at("active_rank_total") == 12);
+  int64_t total = 0;
+  for (const auto& [site, rank] : summary.at("active_ranks").items()) total += rank.get<int64_t>();
+  CHECK(total == 12);
+  // dense: 4 sites × 6 × (32 + 32 + 1); effective: the target's 4 × 3 × 65.
+  CHECK(result.parameters.tuner_dense == 4 * 6 * 65);
+  CHECK(result.parameters.tuner_effective == 4 * 3 * 65);
 }
