@@ -142,3 +142,26 @@ TEST_CASE("a capaboost program built with the variant folder lists and plans it;
   const int status = std::system(("'" + std::string(CAPABOOST_BINARY) + "' plan '" + spec + "' > /dev/null 2>&1").c_str());
   CHECK(WEXITSTATUS(status) == 3);  // the spec names a method this program was built without
 }
+
+TEST_CASE("compare my variant: the README's example runs beside LoRA and CapaBoost-LoRA and reports paired differences",
+          "[harness][variant][process]") {
+  REQUIRE_MIRROR("RTE");
+  if (!std::filesystem::exists(test::mirror_root().path / "tokenizers" / "roberta-base" / "vocab.json")) {
+    WARN("skipped: tokenizers/roberta-base not in the data mirror");
+    return;
+  }
+  // As the README's section does it: the program built with the variant folder runs the spec, then reports.
+  const std::string program = "CAPABOOST_DATA_DIR='" + test::mirror_root().path.string() + "' '" +
+                              std::string(CAPABOOST_VARIANTS_BINARY) + "'";
+  const std::string spec = harness::testing::fixture("specs/variants/striped_lora_finetune.yaml");
+  TempDir results;
+  const std::string where = " --profile smoke --results '" + results.path().string() + "'";
+  const std::string ran = command_output(program + " run '" + spec + "'" + where + " 2>&1");
+  CHECK_THAT(ran, Contains("9 run, 0 failed"));
+  const std::string report = command_output(program + " report '" + spec + "'" + where);
+  // One paired line per baseline, over the three seeds, and a verdict per claim.
+  CHECK_THAT(report, Contains("| striped d=2 | LoRA | paper_score | 3 |"));
+  CHECK_THAT(report, Contains("| striped d=2 | CapaBoost-LoRA | paper_score | 3 |"));
+  CHECK_THAT(report, Contains("| the striped variant vs LoRA |"));
+  CHECK_THAT(report, Contains("| the striped variant vs CapaBoost-LoRA (random masks) |"));
+}
