@@ -259,6 +259,16 @@ TEST_CASE("% FT params of BitFit and full fine-tuning count the backbone paramet
     CHECK(report.tuner_dense == 13 * 64 * 2 * 768);
     CHECK(percent_rounded(report.tuner_dense_percent()) == 1.03);
   }
+  SECTION("AdaMix bn=8 (the regularization table): every expert trains, one merged adapter remains") {
+    const MethodSpec& adamix = find_method("adamix");
+    adamix.attach(*model, resolve_or_throw(adamix.parameters, {{"bottleneck", 8}}, "adamix"));
+    const auto report = count_parameters(*model, model->head_prefixes());
+    // Per layer: 4 down experts (768·8 + 8) and one shared up-projection (8·768 + 768).
+    CHECK(report.tuner_dense == 12 * (4 * (768 * 8 + 8) + (8 * 768 + 768)));
+    CHECK(report.tuner_effective == 12 * ((768 * 8 + 8) + (8 * 768 + 768)));
+    CHECK(percent_rounded(report.tuner_dense_percent()) == 0.30);
+    CHECK(percent_rounded(report.tuner_effective_percent()) == 0.13);
+  }
   SECTION("LoRA: the tuner alone, as tuner_effective_percent") {
     const MethodSpec& method = find_method("lora");
     method.attach(*model, resolve_or_throw(method.parameters, {{"rank", 8}, {"targets", {"query", "value"}}}, "lora"));
