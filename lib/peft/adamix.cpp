@@ -20,10 +20,16 @@ torch::Tensor AdaMixImpl::adapt(const torch::Tensor& /*x*/, const torch::Tensor&
     // generator (seeded by the run seed), as the reference draws once per forward call.
     const int64_t i = torch::randint(down.size(0), {1}).item<int64_t>();
     const int64_t j = torch::randint(up.size(0), {1}).item<int64_t>();
-    w_down = down[i], b_down = down_bias[i], w_up = up[j], b_up = up_bias[j];
+    w_down = down[i];
+    b_down = down_bias[i];
+    w_up = up[j];
+    b_up = up_bias[j];
   } else {
     // Adaptation merging: uniform averages of the experts' weights and biases.
-    w_down = down.mean(0), b_down = down_bias.mean(0), w_up = up.mean(0), b_up = up_bias.mean(0);
+    w_down = down.mean(0);
+    b_down = down_bias.mean(0);
+    w_up = up.mean(0);
+    b_up = up_bias.mean(0);
   }
   const auto z = apply_adapter_activation(torch::nn::functional::linear(y, w_down, b_down), options.activation());  // (…, bn)
   return y + torch::nn::functional::linear(z, w_up, b_up);  // (…, C)

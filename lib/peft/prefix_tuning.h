@@ -68,7 +68,6 @@ class PrefixTuningImpl : public KeyValueTunerImpl {
   /// Replaces the reparameterisation by plain tensors holding `keys` and `values` (l, C).
   void set_plain(const torch::Tensor& keys, const torch::Tensor& values);
   bool reparameterized() const { return !encoder_.is_empty(); }
-  int64_t length() const { return length_; }
 
   torch::Tensor keys;    // (l, C) when plain
   torch::Tensor values;  // (l, C) when plain
