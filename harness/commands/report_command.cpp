@@ -97,6 +97,18 @@ Command report_command(CLI::App& app) {
                     break;
                   }
                 }
+                // Budget columns: each row's mean over all its runs, beside the paper's budget file.
+                for (const auto& [budget_metric, title] : layout.budget) {
+                  document.budget_titles.push_back(title);
+                  const auto budget = aggregate(sweep.runs, store, budget_metric, layout.rows, "");
+                  for (const auto& [row, columns] : budget.cells) {
+                    const auto cell = columns.find(budget_metric);
+                    if (cell != columns.end() && !cell->second.empty()) document.budget[row][title] = cell->second.mean();
+                  }
+                }
+                for (const auto& paper : papers) {
+                  if (paper.metric == "budget") document.paper_budget = paper;
+                }
                 for (const auto& [row, columns] : document.cells.cells) {
                   for (const auto& [column, cell] : columns) incomplete += cell.missing + cell.failed;
                 }

@@ -58,6 +58,34 @@ std::vector<std::string> all_columns(const TableDocument& d) {
   return columns;
 }
 
+std::optional<double> measured_budget(const TableDocument& d, const std::string& row, const std::string& title) {
+  const auto r = d.budget.find(row);
+  if (r == d.budget.end()) return std::nullopt;
+  const auto v = r->second.find(title);
+  if (v == r->second.end()) return std::nullopt;
+  return v->second;
+}
+
+std::optional<double> paper_budget(const TableDocument& d, const std::string& row, const std::string& title) {
+  if (!d.paper_budget) return std::nullopt;
+  const auto r = d.paper_budget->rows.find(row);
+  if (r == d.paper_budget->rows.end()) return std::nullopt;
+  const auto v = r->second.find(title);
+  if (v == r->second.end()) return std::nullopt;
+  return v->second.mean;
+}
+
+// A row's budget cells, each between `before` and `after` ("–" where a value is unknown).
+std::string budget_cells(const TableDocument& d, const std::string& row, bool paper, const std::string& before,
+                         const std::string& after, bool latex) {
+  std::string out;
+  for (const auto& title : d.budget_titles) {
+    const auto value = paper ? paper_budget(d, row, title) : measured_budget(d, row, title);
+    out += before + (value ? fmt::format("{:.2f}", *value) : std::string(latex ? "--" : "–")) + after;
+  }
+  return out;
+}
+
 // The caption's note on absent columns ("" when none).
 std::string absent_note(const TableDocument& d) {
   if (d.absent_columns.empty()) return "";
@@ -144,18 +172,19 @@ std::string render_latex(const TableDocument& d) {
       d.absent_columns.empty() ? "" : " " + latex_escape(absent_note(d)) + ".");
   const auto columns = all_columns(d);
   out += fmt::format("\\label{{tab:{}-{}}}\n", d.spec_name, d.metric);
-  out += fmt::format("\\begin{{tabular}}{{l{}}}\n\\toprule\n", std::string(columns.size(), 'c'));
+  out += fmt::format("\\begin{{tabular}}{{l{}}}\n\\toprule\n", std::string(d.budget_titles.size() + columns.size(), 'c'));
   out += "Method";
+  for (const auto& title : d.budget_titles) out += " & " + latex_escape(title);
   for (const auto& column : columns) out += " & " + latex_escape(column_title(d, column));
   out += " \\\\\n\\midrule\n";
   auto paper_row = [&](const std::string& row) {
-    out += latex_escape(row) + "*";
+    out += latex_escape(row) + "*" + budget_cells(d, row, true, " & ", "", true);
     for (const auto& column : columns) out += " & $" + reported_text(find_reported(d, row, column), d.decimals, true) + "$";
     out += " \\\\\n";
   };
   for (const auto& row : d.cells.rows) {
     if (d.paper && d.paper->rows.count(row)) paper_row(row);
-    out += latex_escape(row) + (d.paper ? " (ours)" : "");
+    out += latex_escape(row) + (d.paper ? " (ours)" : "") + budget_cells(d, row, false, " & ", "", true);
     for (const auto& column : d.cells.columns) {
       const std::string text = measured_text(find_cell(d, row, column), d.decimals, true);
       const bool bold = best.count(column) && best.at(column) == row;
@@ -179,7 +208,18 @@ std::string render_csv(const TableDocument& d) {
                          reported->std ? fmt::format("{}", *reported->std) : "");
     }
   };
+  // Budget columns: one value per row, the paper's beside ours.
+  const auto budget_lines = [&](const std::string& row, bool measured) {
+    for (const auto& title : d.budget_titles) {
+      if (const auto paper = paper_budget(d, row, title)) {
+        out += fmt::format("{},{},paper,{},,,,,,\n", csv_field(row), csv_field(title), *paper);
+      }
+      const auto ours = measured ? measured_budget(d, row, title) : std::nullopt;
+      if (ours) out += fmt::format("{},{},measured,{},,,,,,\n", csv_field(row), csv_field(title), *ours);
+    }
+  };
   for (const auto& row : d.cells.rows) {
+    budget_lines(row, true);
     for (const auto& column : d.cells.columns) {
       paper_line(row, column);
       if (const auto* cell = find_cell(d, row, column)) {
@@ -196,6 +236,7 @@ std::string render_csv(const TableDocument& d) {
     }
   }
   for (const auto& row : paper_only_rows(d)) {
+    budget_lines(row, false);
     for (const auto& column : all_columns(d)) paper_line(row, column);
   }
   return out;
@@ -207,18 +248,19 @@ std::string render_markdown(const TableDocument& d) {
   std::string out = fmt::format("**{}** ({}; profile `{}`, {} seed(s); * = paper)\n\n{}| Method |", d.title, d.metric,
                                 d.profile, seed_count(d), note.empty() ? "" : note + "\n\n");
   const auto columns = all_columns(d);
+  for (const auto& title : d.budget_titles) out += " " + title + " |";
   for (const auto& column : columns) out += " " + column_title(d, column) + " |";
   out += "\n|---|";
-  for (size_t i = 0; i < columns.size(); ++i) out += "---|";
+  for (size_t i = 0; i < d.budget_titles.size() + columns.size(); ++i) out += "---|";
   out += "\n";
   auto paper_row = [&](const std::string& row) {
-    out += "| " + row + "* |";
+    out += "| " + row + "* |" + budget_cells(d, row, true, " ", " |", false);
     for (const auto& column : columns) out += " " + reported_text(find_reported(d, row, column), d.decimals, false) + " |";
     out += "\n";
   };
   for (const auto& row : d.cells.rows) {
     if (d.paper && d.paper->rows.count(row)) paper_row(row);
-    out += "| " + row + (d.paper ? " (ours)" : "") + " |";
+    out += "| " + row + (d.paper ? " (ours)" : "") + " |" + budget_cells(d, row, false, " ", " |", false);
     for (const auto& column : d.cells.columns) out += " " + measured_text(find_cell(d, row, column), d.decimals, false) + " |";
     for (size_t i = 0; i < d.absent_columns.size(); ++i) out += " n/a |";
     out += "\n";

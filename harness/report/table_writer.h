@@ -5,6 +5,7 @@
 #include "report/aggregate.h"
 #include "report/paper_numbers.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,11 @@ struct TableDocument {
   /// whose data is not offline): shown with the paper's numbers and "n/a" for ours, never dropped.
   std::vector<std::string> absent_columns;
   std::optional<PaperNumbers> paper;
+  /// Budget columns after the method name (report.table.budget): titles, each measured row's mean over
+  /// its runs (row → title → value), and the paper's from its budget file.
+  std::vector<std::string> budget_titles;
+  std::map<std::string, std::map<std::string, double>> budget;
+  std::optional<PaperNumbers> paper_budget;
 };
 
 /// A booktabs table: mean with ± std over seeds as a subscript, the best measured entry per column

@@ -375,7 +375,8 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
   if (!reader.expect_map(node, "report")) return;
   reader.check_keys(node, {"table", "figure", "comparisons"}, "report");
   if (const auto table = node["table"]; table && reader.expect_map(table, "report.table")) {
-    reader.check_keys(table, {"rows", "columns", "metrics", "decimals", "higher_is_better", "scale"}, "report.table");
+    reader.check_keys(table, {"rows", "columns", "metrics", "decimals", "higher_is_better", "scale", "budget"},
+                      "report.table");
     TableLayout layout;
     if (table["rows"]) layout.rows = table["rows"].as<std::string>();
     if (table["columns"]) layout.columns = table["columns"].as<std::string>();
@@ -401,6 +402,13 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
     if (const auto scale = table["scale"]) {
       if (!YAML::convert<double>::decode(scale, layout.scale) || !(layout.scale > 0)) {
         reader.error(scale, "report.table.scale multiplies the values shown: a number above 0 (100 for percentages)");
+      }
+    }
+    if (const auto budget = table["budget"]) {
+      if (!budget.IsMap()) {
+        reader.error(budget, "report.table.budget maps record metrics to column titles: {fine_tuned_percent: FT params %}");
+      } else {
+        for (const auto& item : budget) layout.budget.emplace_back(item.first.as<std::string>(), item.second.as<std::string>());
       }
     }
     spec.table = layout;

@@ -106,6 +106,10 @@ struct TableLayout {
   /// Recorded values are multiplied by this before they are shown and compared (`scale: 100` shows
   /// fractions such as test_f1 as the percentages the paper prints).
   double scale = 1;
+  /// Budget columns after the method name, one value per row over all its runs: record metric → the
+  /// column's title, which is also its column in the paper's budget file (`metric: budget`), e.g.
+  /// `budget: {fine_tuned_percent: FT params %}`. Kept in declaration order.
+  std::vector<std::pair<std::string, std::string>> budget;
 };
 
 /// One figure of a report (`report.figure`: one map, or a list of them for several panels).

@@ -92,3 +92,23 @@ TEST_CASE("columns the profile does not run keep the paper's numbers and show n/
   const auto csv = render_csv(document);
   CHECK_THAT(csv, Catch::Contains("\"LoRA\",\"MNLI\",paper,86.59,,,,,,\n\"LoRA\",\"MNLI\",not run,,,0,0,0,,\n"));
 }
+
+TEST_CASE("budget columns follow the method name, the paper's budget beside ours", "[harness][report]") {
+  auto document = document_with_paper_only_rows();
+  document.budget_titles = {"FT params %"};
+  document.budget["LoRA"]["FT params %"] = 0.946;
+  PaperNumbers budget;
+  budget.metric = "budget";
+  budget.rows["LoRA"]["FT params %"] = {0.95, std::nullopt};
+  budget.rows["Prefix-Tuning"]["FT params %"] = {0.95, std::nullopt};
+  document.paper_budget = budget;
+  const auto markdown = render_markdown(document);
+  CHECK_THAT(markdown, Catch::Contains("| Method | FT params % | CoLA |\n|---|---|---|\n"));
+  CHECK_THAT(markdown, Catch::Contains("| LoRA* | 0.95 | 62.2 |\n| LoRA (ours) | 0.95 | 61.5 ± 0.7 |\n"));
+  CHECK_THAT(markdown, Catch::Contains("| AdaMix* | – | 63.2 ± 1.1 |"));  // no budget printed for it
+  const auto latex = render_latex(document);
+  CHECK_THAT(latex, Catch::Contains("\\begin{tabular}{lcc}"));
+  CHECK_THAT(latex, Catch::Contains("Prefix-Tuning* & 0.95 & $63.3$ \\\\\n"));
+  const auto csv = render_csv(document);
+  CHECK_THAT(csv, Catch::Contains("\"LoRA\",\"FT params %\",paper,0.95,,,,,,\n\"LoRA\",\"FT params %\",measured,0.946,,,,,,\n"));
+}
