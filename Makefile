@@ -6,6 +6,7 @@
 #   make curate-table-N      copy table N's report into results/<profile>/<spec>/ (committed)
 #   make curate-figures      the same for every figure spec
 #   make figures             every spec with a figure (PDF + PNG; PROFILE=…)
+#   make reproduce-appendix-NAME  an unnumbered appendix table (nm_sparsity, regularization_baselines)
 #   make reproduce-theorem-1 the Monte Carlo check of Theorem 1
 #   make reproduce-all       every table, figure and check of the profile
 #   make bench   Google Benchmark: GEMM GFLOP/s and site-level CapaBoost vs LoRA timings
@@ -123,6 +124,16 @@ figures: build corpus-sources
 	  $(CAPABOOST) run $$spec --profile $(PROFILE) --results $(RESULTS) --jobs $(RUN_JOBS) && \
 	  $(CAPABOOST) report $$spec --profile $(PROFILE) --results $(RESULTS) || exit 1; done
 
+# The appendix tables without a number, by spec name: make reproduce-appendix-regularization_baselines.
+APPENDIX_SPECS := nm_sparsity regularization_baselines
+reproduce-appendix-%: build corpus-sources
+	@test -f experiments/$*.yaml || { echo "no appendix spec experiments/$*.yaml; appendix specs: $(APPENDIX_SPECS)"; exit 2; }
+	$(CAPABOOST) run experiments/$*.yaml --profile $(PROFILE) --results $(RESULTS) --jobs $(RUN_JOBS) && \
+	$(CAPABOOST) report experiments/$*.yaml --profile $(PROFILE) --results $(RESULTS)
+
+curate-appendix-%: build
+	@$(call curate,experiments/$*.yaml,make reproduce-appendix-$* PROFILE=$(PROFILE) && make curate-appendix-$* PROFILE=$(PROFILE))
+
 reproduce-theorem-1: build
 	$(CAPABOOST) run experiments/theorem1.yaml --profile $(PROFILE) --results $(RESULTS) && \
 	$(CAPABOOST) report experiments/theorem1.yaml --profile $(PROFILE) --results $(RESULTS)
@@ -131,6 +142,7 @@ reproduce-theorem-1: build
 TABLE_NUMBERS := $(shell ls experiments/table*_*.yaml 2>/dev/null | sed 's|experiments/table\([0-9]*\)_.*|\1|' | sort -un)
 reproduce-all: build corpus-sources
 	@for n in $(TABLE_NUMBERS); do $(MAKE) --no-print-directory reproduce-table-$$n || exit $$?; done
+	@for a in $(APPENDIX_SPECS); do $(MAKE) --no-print-directory reproduce-appendix-$$a || exit $$?; done
 	@$(MAKE) --no-print-directory reproduce-theorem-1 figures
 
 bench: build
