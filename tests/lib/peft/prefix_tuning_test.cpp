@@ -16,16 +16,7 @@ namespace {
 // The registered `prefix` method on the tiny two-head classifier (width 8; one layer unless asked).
 RobertaForSequenceClassification prefixed_classifier(const nlohmann::json& config, int64_t layers = 1) {
   torch::manual_seed(21);
-  RobertaForSequenceClassification model(RobertaOptions()
-                                             .vocab_size(30)
-                                             .hidden_size(8)
-                                             .num_hidden_layers(layers)
-                                             .num_attention_heads(2)
-                                             .intermediate_size(12)
-                                             .max_position_embeddings(12)
-                                             .num_labels(2)
-                                             .hidden_dropout_prob(0.0)
-                                             .attention_probs_dropout_prob(0.0));
+  auto model = testing::tiny_deterministic_classifier(layers);
   const MethodSpec& method = find_method("prefix");
   method.attach(*model, resolve_or_throw(method.parameters, config, "method prefix"));
   select_trainable_parameters(*model, method.trains_backbone_parameter, model->head_prefixes());

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "lib/peft/few_step_training.h"
+#include "lib/train/tiny_classifier.h"
 #include "measure/parameter_count.h"
 #include "models/roberta.h"
 #include "peft/learned_mask.h"
@@ -16,16 +17,7 @@ namespace {
 
 RobertaForSequenceClassification two_layer_classifier() {
   torch::manual_seed(31);
-  return RobertaForSequenceClassification(RobertaOptions()
-                                              .vocab_size(30)
-                                              .hidden_size(8)
-                                              .num_hidden_layers(2)
-                                              .num_attention_heads(2)
-                                              .intermediate_size(12)
-                                              .max_position_embeddings(12)
-                                              .num_labels(2)
-                                              .hidden_dropout_prob(0.0)
-                                              .attention_probs_dropout_prob(0.0));
+  return testing::tiny_deterministic_classifier(2);
 }
 
 std::map<std::string, std::shared_ptr<ProPetlLoraImpl>> attached(torch::nn::Module& model, const nlohmann::json& config) {
