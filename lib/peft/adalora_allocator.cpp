@@ -5,12 +5,9 @@
 namespace capaboost {
 namespace {
 
-const char* const kFactors[] = {"A", "E", "B"};
-
-const torch::Tensor& factor(const AdaLoraImpl& site, const std::string& name) {
-  if (name == "A") return site.lora_A;
-  if (name == "E") return site.lora_E;
-  return site.lora_B;
+// P, λ and Q of a site in AdaLoraAllocator::Factor order.
+const torch::Tensor& factor(const AdaLoraImpl& site, int index) {
+  return index == 0 ? site.lora_A : index == 1 ? site.lora_E : site.lora_B;
 }
 
 }  // namespace
@@ -29,6 +26,7 @@ AdaLoraAllocator::AdaLoraAllocator(std::vector<std::pair<std::string, std::share
     target_budget_ += site->options.target_rank();
   }
   last_budget_ = initial_budget_;
+  smoothed_.resize(sites_.size());
 }
 
 std::pair<int64_t, bool> AdaLoraAllocator::budget(int64_t step, int64_t total_steps) const {
@@ -68,17 +66,17 @@ torch::Tensor AdaLoraAllocator::orthogonality_loss() {
 void AdaLoraAllocator::update_importance() {
   torch::NoGradGuard no_grad;
   for (size_t i = 0; i < sites_.size(); ++i) {
-    for (const char* name : kFactors) {
-      const torch::Tensor& weight = factor(*sites_[i].second, name);
+    for (int f = kP; f <= kQ; ++f) {
+      const torch::Tensor& weight = factor(*sites_[i].second, f);
       const torch::Tensor& gradient = weight.grad();
       if (!gradient.defined()) continue;
       const auto importance = (weight * gradient).abs();
-      auto [entry, fresh] = smoothed_.try_emplace(std::to_string(i) + "." + name);
-      Smoothed& state = entry->second;
-      if (fresh) {
+      Smoothed& state = smoothed_[i][f];
+      if (!state.importance.defined()) {
         state.importance = torch::zeros_like(importance);
         state.uncertainty = torch::zeros_like(importance);
       }
+      updated_ = true;
       // The uncertainty is measured against the freshly smoothed importance, as the reference does.
       state.importance.mul_(options_.beta1()).add_(importance, 1.0 - options_.beta1());
       state.uncertainty.mul_(options_.beta2()).add_((importance - state.importance).abs(), 1.0 - options_.beta2());
@@ -86,19 +84,19 @@ void AdaLoraAllocator::update_importance() {
   }
 }
 
-torch::Tensor AdaLoraAllocator::score(size_t site, const std::string& name) const {
-  const auto found = smoothed_.find(std::to_string(site) + "." + name);
+torch::Tensor AdaLoraAllocator::score(size_t site, Factor which) const {
+  const Smoothed& state = smoothed_[site][which];
   // A factor that never received a gradient (its site unused so far) has no importance yet.
-  if (found == smoothed_.end()) return torch::zeros_like(factor(*sites_[site].second, name));
-  return found->second.importance * found->second.uncertainty;
+  if (!state.importance.defined()) return torch::zeros_like(factor(*sites_[site].second, which));
+  return state.importance * state.uncertainty;
 }
 
 std::vector<torch::Tensor> AdaLoraAllocator::triplet_scores() const {
   std::vector<torch::Tensor> scores;
   for (size_t i = 0; i < sites_.size(); ++i) {
-    const auto lambda = score(i, "E").view(-1);  // (r)
-    const auto rows = score(i, "A").mean(1);     // (r): mean over P's row
-    const auto columns = score(i, "B").mean(0);  // (r): mean over Q's column
+    const auto lambda = score(i, kLambda).view(-1);  // (r)
+    const auto rows = score(i, kP).mean(1);          // (r): mean over P's row
+    const auto columns = score(i, kQ).mean(0);       // (r): mean over Q's column
     scores.push_back(lambda + rows + columns);
   }
   return scores;
@@ -106,7 +104,7 @@ std::vector<torch::Tensor> AdaLoraAllocator::triplet_scores() const {
 
 void AdaLoraAllocator::keep_top(int64_t budget) {
   const int64_t pruned = initial_budget_ - budget;
-  if (pruned <= 0 || smoothed_.empty()) return;
+  if (pruned <= 0 || !updated_) return;
   torch::NoGradGuard no_grad;
   const auto scores = triplet_scores();
   const auto threshold = std::get<0>(torch::kthvalue(torch::cat(scores), pruned));

@@ -10,7 +10,7 @@
 //  - the regulariser weight · mean over sites and factors of ‖PPᵀ − I‖_F and ‖QᵀQ − I‖_F.
 // t_i and t_f are fractions of the run's steps, so one setting serves tasks of any size.
 
-#include <map>
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,10 +59,12 @@ class AdaLoraAllocator : public TrainingHooks {
   std::vector<torch::Tensor> triplet_scores() const;
 
  private:
+  /// One factor's smoothed importance Ī and uncertainty Ū; undefined until its first gradient.
   struct Smoothed {
     torch::Tensor importance, uncertainty;
   };
-  torch::Tensor score(size_t site, const std::string& name) const;  // Ī · Ū of one factor
+  enum Factor { kP = 0, kLambda = 1, kQ = 2 };
+  torch::Tensor score(size_t site, Factor factor) const;  // Ī · Ū of one factor
 
   std::vector<std::pair<std::string, std::shared_ptr<AdaLoraImpl>>> sites_;
   AdaLoraScheduleOptions options_;
@@ -70,7 +72,8 @@ class AdaLoraAllocator : public TrainingHooks {
   int64_t target_budget_ = 0;
   int64_t last_budget_ = 0;
   int64_t total_steps_ = 0;
-  std::map<std::string, Smoothed> smoothed_;  // by "<site index>.<A|E|B>"
+  std::vector<std::array<Smoothed, 3>> smoothed_;  // per site, per Factor
+  bool updated_ = false;                           // any importance recorded yet
 };
 
 }  // namespace capaboost

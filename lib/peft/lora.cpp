@@ -23,11 +23,15 @@ LoraImpl::LoraImpl(const LoraOptions& options_, std::string site, int64_t in_fea
               "': dropout must be in [0, 1), got ", options.dropout());
   A = register_parameter("A", torch::empty({options.rank(), in_features}));
   B = register_parameter("B", torch::zeros({out_features, options.rank()}));
+  initialize_lora_a(A, options.init());
+}
+
+void initialize_lora_a(torch::Tensor& A, LoraInit init) {
   torch::NoGradGuard no_grad;
-  if (options.init() == LoraInit::kPeft) {
+  if (init == LoraInit::kPeft) {
     torch::nn::init::kaiming_uniform_(A, std::sqrt(5.0));
   } else {
-    const double bound = 1.0 / std::sqrt(static_cast<double>(options.rank()));
+    const double bound = 1.0 / std::sqrt(static_cast<double>(A.size(0)));
     A.uniform_(-bound, bound);
   }
 }

@@ -22,6 +22,8 @@ LoraInit parse_lora_init(const std::string& name);
 std::string to_string(LoraInit init);
 /// "peft", "reference": what a spec's `lora_init:` may say.
 std::vector<std::string> lora_init_names();
+/// Fills A (r, in) in place as `init` says (no gradient recorded).
+void initialize_lora_a(torch::Tensor& A, LoraInit init);
 
 struct LoraOptions {
   /* implicit */ LoraOptions(int64_t rank = 8) : rank_(rank) {}

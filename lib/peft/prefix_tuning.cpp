@@ -16,15 +16,14 @@ PrefixEncoderImpl::PrefixEncoderImpl(int64_t length, int64_t width, int64_t mlp_
   up = register_module("up", torch::nn::Linear(mlp_hidden, layers * 2 * width));
 }
 
-std::pair<torch::Tensor, torch::Tensor> PrefixEncoderImpl::layer_prefix(int64_t layer) {
+torch::Tensor PrefixEncoderImpl::layer_prefix(int64_t layer) {
   TORCH_CHECK(layer >= 0 && layer < layers_, "PrefixEncoder: layer ", layer, " outside [0, ", layers_, ")");
   // Only this layer's 2·C rows of the up-projection: every layer computes its own slice, so no layer
   // pays for the others' (the shared tanh(E W₁ᵀ + b₁) is l × mlp_hidden, cheap to recompute).
   const auto hidden = torch::tanh(down->forward(embedding));  // (l, mlp_hidden)
   const auto rows = up->weight.narrow(0, layer * 2 * width_, 2 * width_);
   const auto bias = up->bias.narrow(0, layer * 2 * width_, 2 * width_);
-  const auto both = torch::nn::functional::linear(hidden, rows, bias);  // (l, 2C): keys then values
-  return {both.narrow(1, 0, width_), both.narrow(1, width_, width_)};
+  return torch::nn::functional::linear(hidden, rows, bias);  // (l, 2C): keys then values
 }
 
 PrefixTuningImpl::PrefixTuningImpl(PrefixEncoder encoder, int64_t layer, bool owns_encoder, int64_t num_heads,
@@ -51,8 +50,10 @@ PrefixTuningImpl::PrefixTuningImpl(int64_t length, int64_t num_heads, int64_t he
 }
 
 std::pair<torch::Tensor, torch::Tensor> PrefixTuningImpl::prefix() {
-  if (reparameterized()) return encoder_->layer_prefix(layer_);
-  return {keys, values};
+  if (!reparameterized()) return {keys, values};
+  const auto both = encoder_->layer_prefix(layer_);  // (l, 2C)
+  const int64_t width = num_heads_ * head_size_;
+  return {both.narrow(1, 0, width), both.narrow(1, width, width)};
 }
 
 void PrefixTuningImpl::set_plain(const torch::Tensor& new_keys, const torch::Tensor& new_values) {

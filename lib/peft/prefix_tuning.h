@@ -32,8 +32,8 @@ class PrefixEncoderImpl : public torch::nn::Module {
  public:
   PrefixEncoderImpl(int64_t length, int64_t width, int64_t mlp_hidden, int64_t layers);
 
-  /// Layer `layer`'s prefix keys and values, (l, C) each.
-  std::pair<torch::Tensor, torch::Tensor> layer_prefix(int64_t layer);
+  /// Layer `layer`'s prefix, (l, 2C): its keys in the first C columns, its values in the last C.
+  torch::Tensor layer_prefix(int64_t layer);
 
   int64_t layers() const { return layers_; }
 

@@ -1,7 +1,5 @@
 #include "peft/propetl_lora.h"
 
-#include <cmath>
-
 #include "peft/learned_mask.h"
 
 namespace capaboost {
@@ -10,13 +8,7 @@ LoraPrototypeImpl::LoraPrototypeImpl(int64_t rank, int64_t in_features, int64_t 
   TORCH_CHECK(rank > 0, "LoRA prototype: rank must be positive, got ", rank);
   A = register_parameter("A", torch::empty({rank, in_features}));
   B = register_parameter("B", torch::zeros({out_features, rank}));
-  torch::NoGradGuard no_grad;
-  if (init == LoraInit::kPeft) {
-    torch::nn::init::kaiming_uniform_(A, std::sqrt(5.0));
-  } else {
-    const double bound = 1.0 / std::sqrt(static_cast<double>(rank));
-    A.uniform_(-bound, bound);
-  }
+  initialize_lora_a(A, init);
 }
 
 ProPetlLoraImpl::ProPetlLoraImpl(const ProPetlLoraOptions& options_, std::string site, LoraPrototype prototype,

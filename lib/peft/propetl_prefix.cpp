@@ -24,9 +24,8 @@ ProPetlPrefixImpl::ProPetlPrefixImpl(const ProPetlPrefixOptions& options_, std::
 }
 
 std::pair<torch::Tensor, torch::Tensor> ProPetlPrefixImpl::masked_prefix() {
-  auto [keys, values] = prototype_->layer_prefix(0);                                             // (l, C) each
-  const auto masked = torch::cat({keys, values}, 1) * learned_mask(mask_scores, options.keep());  // (l, 2C)
-  const int64_t width = keys.size(1);
+  const auto masked = prototype_->layer_prefix(0) * learned_mask(mask_scores, options.keep());  // (l, 2C)
+  const int64_t width = num_heads_ * head_size_;
   return {masked.narrow(1, 0, width), masked.narrow(1, width, width)};
 }
 

@@ -103,15 +103,13 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
       scale_learning_rates(*optimizer, peak_rates, options.lr(), schedule.lr(result.steps));
       optimizer->zero_grad();
       const torch::Tensor outputs = model.forward_batch(batch);  // (B, num_labels) for classification
-      const torch::Tensor task_loss = model.batch_loss(outputs, batch);
-      torch::Tensor loss = task_loss;
-      if (hooks) {
-        const torch::Tensor regularizer = hooks->regularization_loss(model, batch, outputs);
-        if (regularizer.defined()) loss = task_loss + regularizer;
-      }
-      // The regulariser trains, but the logged loss stays the task's, comparable across methods.
-      const double loss_value = task_loss.item<double>();
-      if (!std::isfinite(loss_value) || !std::isfinite(loss.item<double>())) {
+      torch::Tensor loss = model.batch_loss(outputs, batch);
+      // The logged loss is the task's, comparable across methods; a method's regulariser trains too.
+      const double loss_value = loss.item<double>();
+      const torch::Tensor regularizer = hooks ? hooks->regularization_loss(model, batch, outputs) : torch::Tensor();
+      const double regularizer_value = regularizer.defined() ? regularizer.item<double>() : 0.0;
+      if (regularizer.defined()) loss = loss + regularizer;
+      if (!std::isfinite(loss_value) || !std::isfinite(regularizer_value)) {
         result.status = TrainStatus::kDiverged;
         result.failure = fmt::format(
             "the training loss became {} at epoch {}, step {} (learning rate {:.3g}); lower the learning rate "

@@ -12,10 +12,10 @@ TEST_CASE("ProPETL-Prefix prepends the shared prefix under each site's own mask"
   ProPetlPrefix first(ProPetlPrefixOptions().keep(0.5), "layer.0", shared, /*owns_prototype=*/true, 2, 4);
   ProPetlPrefix second(ProPetlPrefixOptions().keep(0.5), "layer.1", shared, /*owns_prototype=*/false, 2, 4);
   torch::NoGradGuard no_grad;
-  const auto [keys, values] = shared->layer_prefix(0);
+  const auto prototype = shared->layer_prefix(0);  // (3, 16)
   const KeyValues state{torch::randn({2, 2, 4, 4}), torch::randn({2, 2, 4, 4}), torch::zeros({2, 1, 1, 4})};
   for (auto* site : {&first, &second}) {
-    const auto masked = torch::cat({keys, values}, 1) * learned_mask((*site)->mask_scores, 0.5);  // (3, 16)
+    const auto masked = prototype * learned_mask((*site)->mask_scores, 0.5);  // (3, 16)
     const auto expected = prepend_prefix(state, masked.narrow(1, 0, 8), masked.narrow(1, 8, 8), 2, 4);
     const auto tuned = (*site)->extend(state);
     CHECK(torch::allclose(tuned.keys, expected.keys));
