@@ -45,6 +45,8 @@ Command tasks_command(CLI::App& app);
 Command models_command(CLI::App& app);
 /// `capaboost backbone [--profile P] [--cache DIR]`: the offline pre-trained encoder's directory.
 Command backbone_command(CLI::App& app);
+/// `capaboost export RUN_KEY DIR`: a finished LoRA or CapaBoost-LoRA run as a Hugging Face PEFT adapter.
+Command export_command(CLI::App& app);
 /// `capaboost squad-eval DATA PREDICTIONS [--na-probs NA] [--na-threshold T]`: the official SQuAD scores.
 Command squad_eval_command(CLI::App& app);
 

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   commands.push_back(capaboost::harness::models_command(app));
   commands.push_back(capaboost::harness::backbone_command(app));
   commands.push_back(capaboost::harness::squad_eval_command(app));
+  commands.push_back(capaboost::harness::export_command(app));
 
   try {
     app.parse(argc, argv);

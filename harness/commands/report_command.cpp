@@ -98,12 +98,12 @@ Command report_command(CLI::App& app) {
                   }
                 }
                 // Budget columns: each row's mean over all its runs, beside the paper's budget file.
-                for (const auto& [budget_metric, title] : layout.budget) {
-                  document.budget_titles.push_back(title);
-                  const auto budget = aggregate(sweep.runs, store, budget_metric, layout.rows, "");
-                  for (const auto& [row, columns] : budget.cells) {
-                    const auto cell = columns.find(budget_metric);
-                    if (cell != columns.end() && !cell->second.empty()) document.budget[row][title] = cell->second.mean();
+                for (const auto& column : layout.budget) {
+                  document.budget_titles.push_back(column.title);
+                  const BudgetValues values = budget_values(sweep.runs, store, column, layout.rows);
+                  for (const auto& [row, value] : values.by_row) document.budget[row][column.title] = value;
+                  if (!values.problem.empty()) {
+                    document.caption = document.caption.empty() ? values.problem : document.caption + ". " + values.problem;
                   }
                 }
                 for (const auto& paper : papers) {

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <iostream>
 #include <set>
@@ -89,8 +90,10 @@ RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOpt
   record.model_fingerprint = run.model_fingerprint;
   record.code_version = kCodeVersion;
   const auto start = std::chrono::steady_clock::now();
+  RunContext context = options.context;
+  context.tuned_state_path = store.tuned_state_path(run.key);
   try {
-    const auto result = find_measure(run.measure).run(Parameters(run.config), options.context);
+    const auto result = find_measure(run.measure).run(Parameters(run.config), context);
     for (const auto& [name, value] : result.metrics.items()) {
       if (value.is_number() && !std::isfinite(value.get<double>())) {
         throw std::runtime_error(fmt::format("metric '{}' is not finite", name));
@@ -104,6 +107,8 @@ RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOpt
   } catch (const std::exception& e) {
     record.status = RunStatus::kFailed;
     record.reason = reason_of(e);
+    // A failed run's weights (a finite loss, then a non-finite metric) belong to no result.
+    std::remove(context.tuned_state_path.c_str());
   }
   record.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   record.peak_memory_mb = peak_rss_mib();

@@ -8,14 +8,19 @@
 // Metrics: eval_score (the LR-selection score), test_score, test_<metric> for each task metric
 // (fractions, as Hugging Face reports them), paper_score (the test number the paper's tables print,
 // ×100), best_epoch, tuner_dense_percent, tuner_effective_percent, fine_tuned_percent (% FT params of
-// any method: the tuners' effective entries plus the backbone parameters it trains), trainable, steps,
+// any method: the tuners' effective entries plus the backbone parameters it trains), for tuners on
+// linear sites their forward FLOPs per token summed over sites (tuner_flops_per_token as executed,
+// tuner_flops_per_token_sparse with masked entries free; measure/flop_count.h), trainable, steps,
 // wall_seconds, train_tokens_per_second, peak_rss_mib; for weight-update methods (LoRA and its CapaBoost form) the
 // ranks of ΔW after the last epoch: rank, rank_min, effective_rank, params_vs_lora_r8.
-// Details: every epoch's metrics, rank and singular values per site, the splits' provenance, the backbone.
+// Details: every epoch's metrics, rank and singular values per site, the splits' provenance, the backbone,
+// and the tuned state kept beside the record (tuners and head at the best epoch, for `capaboost export`).
 
 #include <fmt/format.h>
 
 #include "backbones/backbone_registry.h"
+#include "checkpoint/safetensors.h"
+#include "measure/flop_count.h"
 #include "measures/measure_registry.h"
 #include "measures/plugin_parameters.h"
 #include "measures/rank_metrics.h"
@@ -72,9 +77,13 @@ MeasureResult measure_finetune(const Parameters& config, const RunContext& conte
 
   const std::string label = fmt::format("{} {} seed {}", task.name, method.name, seed);
   const TrainingHooksPtr hooks = method.training_hooks ? method.training_hooks(*backbone.model, config) : nullptr;
-  const TrainResult result =
-      train_model(*backbone.model, prepared.data, trainer_options(config, context, label), hooks.get());
+  const bool keep_state = !context.tuned_state_path.empty();
+  const TrainResult result = train_model(*backbone.model, prepared.data,
+                                         trainer_options(config, context, label).keep_best_state(keep_state), hooks.get());
   TORCH_CHECK(result.ok(), task.name, " ", method.name, ": ", result.failure);
+  if (keep_state) {
+    save_safetensors(context.tuned_state_path, result.best_state, {{"best_epoch", std::to_string(result.best_epoch)}});
+  }
 
   MeasureResult measured;
   measured.metrics["eval_score"] = result.eval_score;
@@ -85,6 +94,17 @@ MeasureResult measure_finetune(const Parameters& config, const RunContext& conte
   measured.metrics["tuner_dense_percent"] = result.parameters.tuner_dense_percent();
   measured.metrics["tuner_effective_percent"] = result.parameters.tuner_effective_percent();
   measured.metrics["fine_tuned_percent"] = result.parameters.fine_tuned_percent();
+  // Tuner FLOPs on the linear sites; absent for methods with none there (full fine-tuning, BitFit,
+  // prefix tuning), as the paper's FLOPs column leaves them out.
+  double tuner_flops = 0, tuner_flops_sparse = 0;
+  for (const SiteFlops& site : site_flops(*backbone.model)) {
+    tuner_flops += site.tuner.executed;
+    tuner_flops_sparse += site.tuner.sparse_ideal;
+  }
+  if (tuner_flops > 0) {
+    measured.metrics["tuner_flops_per_token"] = tuner_flops;
+    measured.metrics["tuner_flops_per_token_sparse"] = tuner_flops_sparse;
+  }
   measured.metrics["trainable"] = result.parameters.trainable;
   measured.metrics["steps"] = result.steps;
   measured.metrics["wall_seconds"] = result.wall_seconds;
@@ -97,6 +117,16 @@ MeasureResult measure_finetune(const Parameters& config, const RunContext& conte
   measured.details["backbone"] = backbone.description;
   measured.details["sites"] = sites;
   measured.details["trained_parameters"] = method.trains;
+  if (keep_state) {
+    int64_t entries = 0;
+    for (const auto& [name, tensor] : result.best_state) entries += tensor.numel();
+    // Backbone parameters a method trains (BitFit, full fine-tuning) are not kept: the state is the
+    // whole trained model only when the method trains none.
+    measured.details["tuned_state"] = {{"tensors", result.best_state.size()},
+                                       {"entries", entries},
+                                       {"epoch", result.best_epoch},
+                                       {"complete", method.trains_backbone_parameter == nullptr}};
+  }
   return measured;
 }
 

@@ -18,6 +18,8 @@ namespace capaboost::harness {
 struct RunContext {
   std::string data_root;     ///< resolved GLUE/SQuAD data root
   bool interactive = false;  ///< a terminal is attached (progress bars)
+  /// Where a run that trains a model keeps its tuned state (RecordStore::tuned_state_path); empty: keep none.
+  std::string tuned_state_path;
 };
 
 /// A run's outcome, before provenance is added. `metrics` holds the scalars that reports show;

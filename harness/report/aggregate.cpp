@@ -112,4 +112,26 @@ CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store
   return table;
 }
 
+BudgetValues budget_values(const std::vector<RunConfig>& runs, const RecordStore& store, const BudgetColumn& column,
+                           const std::string& row_key) {
+  BudgetValues values;
+  const CellTable table = aggregate(runs, store, column.metric, row_key, "");
+  for (const auto& [row, columns] : table.cells) {
+    const auto cell = columns.find(column.metric);
+    if (cell != columns.end() && !cell->second.empty()) values.by_row[row] = cell->second.mean();
+  }
+  if (column.relative_to.empty()) return values;
+  // A factor of one row's value ("FLOPs vs LoRA"): without that row there is no factor to show.
+  const auto reference = values.by_row.find(column.relative_to);
+  if (reference == values.by_row.end() || reference->second == 0) {
+    values.problem =
+        fmt::format("{}: no measured {} of row '{}' to divide by", column.title, column.metric, column.relative_to);
+    values.by_row.clear();
+    return values;
+  }
+  const double divisor = reference->second;
+  for (auto& [row, value] : values.by_row) value /= divisor;
+  return values;
+}
+
 }  // namespace capaboost::harness

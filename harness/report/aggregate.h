@@ -3,6 +3,7 @@
 // and summarise over seeds.
 
 #include "plan/run_config.h"
+#include "spec/spec.h"
 #include "store/record_store.h"
 
 #include <map>
@@ -55,5 +56,15 @@ std::string column_title(const std::string& key, const std::string& column);
 CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store, const std::string& metric,
                     const std::string& row_key, const std::string& column_key,
                     const std::string& selection_metric = "eval_score");
+
+/// One budget column's values (report.table.budget): row → the mean of `column.metric` over the row's
+/// runs (at the eval-selected learning rate), divided by row `column.relative_to`'s mean when set.
+/// When that row has no measured value, `by_row` is empty and `problem` says so, for the caption.
+struct BudgetValues {
+  std::map<std::string, double> by_row;
+  std::string problem;
+};
+BudgetValues budget_values(const std::vector<RunConfig>& runs, const RecordStore& store, const BudgetColumn& column,
+                           const std::string& row_key);
 
 }  // namespace capaboost::harness

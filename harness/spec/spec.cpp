@@ -408,7 +408,34 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
       if (!budget.IsMap()) {
         reader.error(budget, "report.table.budget maps record metrics to column titles: {fine_tuned_percent: FT params %}");
       } else {
-        for (const auto& item : budget) layout.budget.emplace_back(item.first.as<std::string>(), item.second.as<std::string>());
+        for (const auto& item : budget) {
+          BudgetColumn column{item.first.as<std::string>(), "", ""};
+          if (item.second.IsScalar()) {
+            column.title = item.second.as<std::string>();
+          } else if (item.second.IsMap()) {
+            const std::string where = "report.table.budget." + column.metric;
+            reader.check_keys(item.second, {"title", "relative_to"}, where);
+            if (!item.second["title"]) {
+              reader.error(item.second, where + " needs 'title'");
+              continue;
+            }
+            column.title = item.second["title"].as<std::string>();
+            if (const auto reference = item.second["relative_to"]) {
+              column.relative_to = reference.as<std::string>();
+              std::vector<std::string> labels;
+              for (const auto& row : spec.rows) labels.push_back(row.label);
+              if (layout.rows == "label" && std::find(labels.begin(), labels.end(), column.relative_to) == labels.end()) {
+                reader.error(reference, fmt::format("{}.relative_to: no row is labelled '{}'{}", where,
+                                                    column.relative_to, did_you_mean(column.relative_to, labels)));
+              }
+            }
+          } else {
+            reader.error(item.second, "a budget column is a title, or {title: T, relative_to: ROW} for a factor of "
+                                      "one row's value: {tuner_flops_per_token: {title: FLOPs vs LoRA, relative_to: LoRA}}");
+            continue;
+          }
+          layout.budget.push_back(column);
+        }
       }
     }
     spec.table = layout;

@@ -92,6 +92,14 @@ struct ProfileOverlay {
   std::string caption;
 };
 
+/// One budget column of a table (`report.table.budget`).
+struct BudgetColumn {
+  std::string metric;  ///< the record metric, averaged over each row's runs
+  std::string title;   ///< the column's title, also its column in the paper's budget file (`metric: budget`)
+  /// A row whose mean divides every row's, for factors such as "FLOPs vs LoRA"; empty: shown as recorded.
+  std::string relative_to;
+};
+
 struct TableLayout {
   std::string rows = "label";  ///< row key: "label" or a parameter name
   std::string columns;         ///< parameter whose values form the columns ("" = one column per metric)
@@ -106,10 +114,9 @@ struct TableLayout {
   /// Recorded values are multiplied by this before they are shown and compared (`scale: 100` shows
   /// fractions such as test_f1 as the percentages the paper prints).
   double scale = 1;
-  /// Budget columns after the method name, one value per row over all its runs: record metric → the
-  /// column's title, which is also its column in the paper's budget file (`metric: budget`), e.g.
-  /// `budget: {fine_tuned_percent: FT params %}`. Kept in declaration order.
-  std::vector<std::pair<std::string, std::string>> budget;
+  /// Budget columns after the method name, one value per row over all its runs, in declaration order:
+  /// `budget: {fine_tuned_percent: FT params %, tuner_flops_per_token: {title: FLOPs vs LoRA, relative_to: LoRA}}`.
+  std::vector<BudgetColumn> budget;
 };
 
 /// One figure of a report (`report.figure`: one map, or a list of them for several panels).

@@ -114,6 +114,28 @@ std::string RecordStore::record_path(const std::string& key) const {
   return (fs::path(results_dir_) / "runs" / (key + ".json")).string();
 }
 
+std::string RecordStore::tuned_state_path(const std::string& key) const {
+  return (fs::path(results_dir_) / "runs" / (key + ".safetensors")).string();
+}
+
+std::string RecordStore::resolve_key(const std::string& prefix) const {
+  if (prefix.empty()) throw std::invalid_argument("a run key (or its first characters) is needed");
+  std::vector<std::string> matches;
+  for (const auto& entry : fs::directory_iterator(fs::path(results_dir_) / "runs")) {
+    const std::string key = entry.path().stem().string();
+    if (entry.path().extension() == ".json" && key.rfind(prefix, 0) == 0) matches.push_back(key);
+  }
+  if (matches.empty()) {
+    throw std::runtime_error(fmt::format("no run record in {}/runs has a key starting with '{}'; `capaboost plan SPEC` "
+                                         "lists a spec's keys", results_dir_, prefix));
+  }
+  if (matches.size() > 1) {
+    throw std::runtime_error(fmt::format("{} run records have keys starting with '{}'; give more characters",
+                                         matches.size(), prefix));
+  }
+  return matches.front();
+}
+
 std::string RecordStore::index_path() const { return (fs::path(results_dir_) / "index.sqlite").string(); }
 
 void RecordStore::write(const RunRecord& record) {
@@ -181,9 +203,10 @@ size_t RecordStore::remove_stale_temporaries() {
   size_t removed = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(results_dir_) / "runs")) {
     const auto name = entry.path().filename().string();
-    const auto marker = name.find(".json.tmp.");
+    // <key>.json.tmp.<pid>.<n> or <key>.safetensors.tmp.<pid>.<n> (util/atomic_file.h)
+    const auto marker = name.find(".tmp.");
     if (marker == std::string::npos) continue;
-    const int pid = std::atoi(name.c_str() + marker + 10);
+    const int pid = std::atoi(name.c_str() + marker + 5);
     // A temp file of a live process is a write in progress (a parallel worker), not debris.
     if (pid > 0 && ::kill(pid, 0) == 0) continue;
     fs::remove(entry.path());

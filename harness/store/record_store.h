@@ -30,11 +30,18 @@ class RecordStore {
   /// Recreates the SQLite index from the JSON records; returns how many were indexed.
   size_t reindex();
 
-  /// Removes temp files left by a killed writer; returns how many.
+  /// Removes temp files (records, tuned states) left by a killed writer; returns how many.
   size_t remove_stale_temporaries();
 
   const std::string& results_dir() const { return results_dir_; }
   std::string record_path(const std::string& key) const;
+  /// runs/<key>.safetensors: what a fine-tuning run trained (checkpoint/tuned_state.h: tuners and head
+  /// at its best epoch), kept beside its record for `capaboost export`.
+  std::string tuned_state_path(const std::string& key) const;
+
+  /// The full key of the one record whose key starts with `prefix` (the 12 characters `plan` and
+  /// `run` print suffice); throws when none or several match.
+  std::string resolve_key(const std::string& prefix) const;
   std::string index_path() const;
 
  private:

@@ -28,6 +28,8 @@ struct Backbone {
   InputProcessor processor;
   bool pretrained = false;
   std::string description;  ///< for logs and run records: what was loaded from where
+  /// The Hugging Face-layout directory the weights came from; empty for random weights.
+  std::string checkpoint_directory;
 };
 
 /// A named backbone.

@@ -50,6 +50,7 @@ Backbone load_deberta_backbone(const std::string& directory, const TaskHead& hea
   }
   backbone.pretrained = true;
   backbone.description = "checkpoint " + directory;
+  backbone.checkpoint_directory = directory;
   return backbone;
 }
 

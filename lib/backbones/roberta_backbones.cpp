@@ -42,6 +42,7 @@ Backbone load_roberta_backbone(const std::string& directory, const TaskHead& hea
   }
   backbone.pretrained = true;
   backbone.description = "checkpoint " + directory;
+  backbone.checkpoint_directory = directory;
   return backbone;
 }
 

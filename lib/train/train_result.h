@@ -2,8 +2,10 @@
 // What one fine-tuning run produced: a plain struct the harness stores as a run record.
 
 #include <nlohmann/json.hpp>
+#include <torch/torch.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +50,8 @@ struct TrainResult {
   double train_tokens_per_second = 0;  ///< real tokens per second of training (evaluation excluded)
   double peak_rss_mib = 0;             ///< process peak resident memory at the end
   nlohmann::json method_summary = nlohmann::json::object();  ///< the method's training hooks' summary
+  /// Tuners and head at the best epoch (checkpoint/tuned_state.h); empty unless TrainerOptions::keep_best_state.
+  std::map<std::string, torch::Tensor> best_state;
 
   bool ok() const { return status == TrainStatus::kOk; }
   nlohmann::json to_json() const;

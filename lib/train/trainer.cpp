@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "checkpoint/tuned_state.h"
 #include "data/batching.h"
 #include "measure/numerical_rank.h"
 #include "measure/parameter_count.h"
@@ -146,6 +147,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
       result.eval_score = metrics.eval_score;
       result.test = metrics.test;
       result.test_score = metrics.test_score;
+      if (options.keep_best_state()) result.best_state = tuned_state(model, model.head_prefixes());
     }
     result.epochs.push_back(std::move(metrics));
   }

@@ -38,6 +38,9 @@ struct TrainerOptions {
   TORCH_ARG(BatchPadding, padding) = BatchPadding::kLongest;
   /// Measure the numerical rank of every tuned site's ΔW after training.
   TORCH_ARG(bool, measure_ranks) = true;
+  /// Keep a copy of the tuned state (checkpoint/tuned_state.h: tuners and head) of the best epoch in
+  /// TrainResult::best_state, the model the reported test score belongs to.
+  TORCH_ARG(bool, keep_best_state) = false;
   /// Progress output (a bar on a terminal, lines otherwise); `label` prefixes it.
   TORCH_ARG(bool, progress) = true;
   TORCH_ARG(bool, interactive) = stderr_is_terminal();

@@ -122,3 +122,23 @@ TEST_CASE("reports of the golden fixture equal the expected LaTeX CSV and Markdo
     CHECK(actual == read_text(expected_path));
   }
 }
+
+TEST_CASE("a budget column relative to a row divides every row's mean by that row's", "[harness][report][golden]") {
+  capaboost::testing::TempDir dir;
+  copy_records(dir.path());
+  const RecordStore store(dir.path().string());
+  const auto absolute = budget_values(fixture_runs(), store, {"test_score", "score", ""}, "label");
+  REQUIRE(absolute.by_row.size() == 2);
+  REQUIRE(absolute.problem.empty());
+  const auto factor = budget_values(fixture_runs(), store, {"test_score", "score vs LoRA", "LoRA"}, "label");
+  CHECK(factor.problem.empty());
+  CHECK(factor.by_row.at("LoRA") == 1.0);
+  CHECK(factor.by_row.at("CapaBoost-LoRA") ==
+        Approx(absolute.by_row.at("CapaBoost-LoRA") / absolute.by_row.at("LoRA")).epsilon(1e-12));
+  CHECK(factor.by_row.at("CapaBoost-LoRA") != 1.0);
+
+  // A reference row the sweep does not have (or did not measure) gives no factors, and says why.
+  const auto orphan = budget_values(fixture_runs(), store, {"test_score", "FLOPs vs LoRA", "AdaLoRA"}, "label");
+  CHECK(orphan.by_row.empty());
+  CHECK(orphan.problem == "FLOPs vs LoRA: no measured test_score of row 'AdaLoRA' to divide by");
+}

@@ -1,0 +1,198 @@
+#include "peft/peft_lora_format.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "checkpoint/safetensors.h"
+#include "peft/lora.h"
+#include "sites/site_registry.h"
+#include "util/atomic_file.h"
+
+namespace capaboost {
+
+namespace {
+
+constexpr const char* kConfigFile = "adapter_config.json";
+constexpr const char* kWeightsFile = "adapter_model.safetensors";
+constexpr const char* kLoraSuffix = ".lora";  // a LoRA tuner's child name under its site
+
+std::string strip_trailing_dot(const std::string& prefix) {
+  return !prefix.empty() && prefix.back() == '.' ? prefix.substr(0, prefix.size() - 1) : prefix;
+}
+
+bool starts_with_any(const std::string& name, const std::vector<std::string>& prefixes) {
+  for (const auto& prefix : prefixes) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+// An integral α is written as an integer, as PEFT's configs carry it (lora_alpha: int).
+nlohmann::json number(double value) {
+  if (value == static_cast<double>(static_cast<int64_t>(value))) return static_cast<int64_t>(value);
+  return value;
+}
+
+}  // namespace
+
+PeftLoraAdapter peft_lora_adapter(torch::nn::Module& model, const std::vector<std::string>& head_prefixes,
+                                  const std::string& base_model, const std::string& task_type) {
+  PeftLoraAdapter adapter;
+  std::vector<std::string> sites;
+  const LoraImpl* first = nullptr;
+  for (const auto& [name, tuner] : find_tuners(model)) {
+    auto* lora = dynamic_cast<LoraImpl*>(tuner.get());
+    TORCH_CHECK(lora != nullptr, "PEFT LoRA export: the tuner at '", name, "' is ", tuner->kind(),
+                ", not LoRA; only LoRA and CapaBoost-LoRA runs export as a PEFT LoRA adapter");
+    const int64_t branches = lora->options.capaboost().branches();
+    if (first == nullptr) first = lora;
+    TORCH_CHECK(lora->options.rank() == first->options.rank() && lora->options.alpha() == first->options.alpha() &&
+                    branches == first->options.capaboost().branches(),
+                "PEFT LoRA export: the LoRA at '", name, "' differs from the first one in rank, alpha or branches; "
+                "one adapter_config.json cannot describe both");
+    const std::string site = name.substr(0, name.size() - std::string(kLoraSuffix).size());
+    torch::NoGradGuard no_grad;
+    // The factors the model evaluates with: (d·r, in) and (out, d·r), masks applied.
+    auto [a_cat, b_cat] = lora->stacked_factors(/*training=*/false);
+    adapter.tensors[kPeftModelPrefix + site + ".lora_A.weight"] = a_cat.detach().to(torch::kFloat32).contiguous();
+    adapter.tensors[kPeftModelPrefix + site + ".lora_B.weight"] = b_cat.detach().to(torch::kFloat32).contiguous();
+    sites.push_back(site);
+  }
+  TORCH_CHECK(first != nullptr, "PEFT LoRA export: the model carries no LoRA tuner");
+
+  std::vector<std::string> modules_to_save;
+  for (const auto& prefix : head_prefixes) modules_to_save.push_back(strip_trailing_dot(prefix));
+  for (const auto& item : model.named_parameters()) {
+    if (starts_with_any(item.key(), head_prefixes)) {
+      adapter.tensors[kPeftModelPrefix + item.key()] = item.value().detach().to(torch::kFloat32).contiguous();
+    }
+  }
+
+  const int64_t branches = first->options.capaboost().branches();
+  adapter.config = {
+      {"peft_type", "LORA"},
+      {"task_type", task_type},
+      {"base_model_name_or_path", base_model},
+      {"r", first->options.rank() * branches},
+      {"lora_alpha", number(first->options.alpha() * static_cast<double>(branches))},
+      {"lora_dropout", first->options.dropout()},
+      // Full site names: PEFT selects a module whose name equals an entry, so exactly these sites.
+      {"target_modules", sites},
+      {"modules_to_save", modules_to_save},
+      {"bias", "none"},
+      {"fan_in_fan_out", false},
+      {"inference_mode", true},
+      {"init_lora_weights", true},
+      {"use_rslora", false},
+      {"layers_to_transform", nullptr},
+      {"layers_pattern", nullptr},
+      {"rank_pattern", nlohmann::json::object()},
+      {"alpha_pattern", nlohmann::json::object()},
+      {"revision", nullptr},
+  };
+  return adapter;
+}
+
+void save_peft_lora_adapter(const PeftLoraAdapter& adapter, const std::string& directory) {
+  std::filesystem::create_directories(directory);
+  save_safetensors((std::filesystem::path(directory) / kWeightsFile).string(), adapter.tensors);
+  write_file_atomically((std::filesystem::path(directory) / kConfigFile).string(), adapter.config.dump(2) + "\n");
+}
+
+std::vector<std::string> load_peft_lora_adapter(torch::nn::Module& model, const std::string& directory) {
+  const std::string config_path = (std::filesystem::path(directory) / kConfigFile).string();
+  const std::string weights_path = (std::filesystem::path(directory) / kWeightsFile).string();
+  std::ifstream config_file(config_path);
+  TORCH_CHECK(config_file.good(), config_path, ": cannot read the adapter config (is '", directory,
+              "' a PEFT adapter directory?)");
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(config_file);
+  } catch (const nlohmann::json::exception& error) {
+    TORCH_CHECK(false, config_path, ": not valid JSON: ", error.what());
+  }
+  const auto field = [&](const char* key) -> const nlohmann::json& {
+    TORCH_CHECK(config.contains(key), config_path, ": the field '", key, "' is missing");
+    return config.at(key);
+  };
+  const auto flag_off = [&](const char* key) {
+    TORCH_CHECK(!config.contains(key) || config.at(key).is_null() || config.at(key) == false ||
+                    (config.at(key).is_object() && config.at(key).empty()),
+                config_path, ": '", key, "' is set; this suite's LoRA does not compute it, so the adapter would "
+                "give other outputs here");
+  };
+  TORCH_CHECK(field("peft_type") == "LORA", config_path, ": peft_type is ", field("peft_type").dump(),
+              "; only LORA adapters load");
+  for (const char* key : {"use_rslora", "use_dora", "fan_in_fan_out", "rank_pattern", "alpha_pattern",
+                          "layers_to_transform"}) {
+    flag_off(key);
+  }
+  TORCH_CHECK(!config.contains("bias") || config.at("bias") == "none", config_path, ": bias is ",
+              config.at("bias").dump(), "; only bias \"none\" loads (LoRA here trains no biases)");
+
+  SiteSelector selector;
+  const nlohmann::json& targets = field("target_modules");
+  if (targets.is_string()) {
+    selector.regex = targets.get<std::string>();
+  } else {
+    TORCH_CHECK(targets.is_array(), config_path, ": target_modules must be a list of names or a regex");
+    selector.suffixes = targets.get<std::vector<std::string>>();
+  }
+  const auto rank = field("r").get<int64_t>();
+  const auto alpha = field("lora_alpha").get<double>();
+  const auto dropout = config.value("lora_dropout", 0.0);
+  const auto options = LoraOptions(rank).alpha(alpha).dropout(dropout);
+  const std::vector<std::string> sites =
+      attach_tuners(model, selector, [&](const std::string& site, const TunableLinearImpl& layer) -> SiteTunerPtr {
+        return std::make_shared<LoraImpl>(options, site, layer.options.in_features(), layer.options.out_features());
+      });
+
+  // Every tensor of the file has one destination, and every destination one tensor.
+  std::map<std::string, torch::Tensor> destinations;
+  for (const auto& [name, tuner] : find_tuners(model)) {
+    auto* lora = dynamic_cast<LoraImpl*>(tuner.get());
+    if (lora == nullptr) continue;
+    const std::string site = name.substr(0, name.size() - std::string(kLoraSuffix).size());
+    destinations[kPeftModelPrefix + site + ".lora_A.weight"] = lora->A;
+    destinations[kPeftModelPrefix + site + ".lora_B.weight"] = lora->B;
+  }
+  // PEFT's task models save their head whatever modules_to_save says: PeftModelForSequenceClassification
+  // adds "classifier" and "score", PeftModelForQuestionAnswering "qa_outputs".
+  std::vector<std::string> head_prefixes;
+  const nlohmann::json saved = config.value("modules_to_save", nlohmann::json::array());
+  if (saved.is_array()) {
+    for (const auto& module : saved) head_prefixes.push_back(module.get<std::string>() + ".");
+  }
+  const std::string task_type =
+      config.contains("task_type") && config.at("task_type").is_string() ? config.at("task_type").get<std::string>() : "";
+  if (task_type == "SEQ_CLS") head_prefixes.insert(head_prefixes.end(), {"classifier.", "score."});
+  if (task_type == "QUESTION_ANS") head_prefixes.push_back("qa_outputs.");
+  for (const auto& item : model.named_parameters()) {
+    if (starts_with_any(item.key(), head_prefixes)) destinations[kPeftModelPrefix + item.key()] = item.value();
+  }
+
+  const SafetensorsFile weights(weights_path);
+  std::vector<std::string> unexpected, missing;
+  for (const auto& name : weights.names()) {
+    if (!destinations.count(name)) unexpected.push_back(name);
+  }
+  for (const auto& [name, tensor] : destinations) {
+    if (!weights.contains(name)) missing.push_back(name);
+  }
+  TORCH_CHECK(unexpected.empty() && missing.empty(), weights_path, ": the adapter's tensors do not fit the model ",
+              "its config describes; unexpected: ", fmt::format("{}", fmt::join(unexpected, ", ")),
+              "; missing: ", fmt::format("{}", fmt::join(missing, ", ")));
+  torch::NoGradGuard no_grad;
+  for (auto& [name, destination] : destinations) {
+    const torch::Tensor source = weights.tensor(name);
+    TORCH_CHECK(source.sizes() == destination.sizes(), weights_path, ": '", name, "' has shape ", source.sizes(),
+                " where the model needs ", destination.sizes());
+    destination.copy_(source);
+  }
+  return sites;
+}
+
+}  // namespace capaboost

@@ -1,0 +1,145 @@
+#include "peft/peft_lora_format.h"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "checkpoint/safetensors.h"
+#include "lib/peft/few_step_training.h"
+#include "lib/train/tiny_classifier.h"
+#include "peft/lora.h"
+#include "peft/method_registry.h"
+#include "sites/site_registry.h"
+#include "support/reference_python.h"
+#include "support/temp_dir.h"
+#include "train/trainable_selection.h"
+
+using namespace capaboost;
+
+namespace {
+
+// The two-layer tiny classifier (seed 51 for the backbone and head), `method` attached from `config`.
+RobertaForSequenceClassification classifier_with(const std::string& method_name, const nlohmann::json& config) {
+  torch::manual_seed(51);
+  auto model = testing::tiny_deterministic_classifier(2);
+  if (!method_name.empty()) {
+    const MethodSpec& method = find_method(method_name);
+    method.attach(*model, resolve_or_throw(method.parameters, config, "method " + method_name));
+    select_trainable_parameters(*model, method.trains_backbone_parameter, model->head_prefixes());
+  }
+  return model;
+}
+
+torch::Tensor logits(RobertaForSequenceClassification& model, const torch::Tensor& ids) {
+  model->eval();
+  torch::NoGradGuard no_grad;
+  return model->forward(ids).logits;  // (B, 2)
+}
+
+// CapaBoost-LoRA, d = 2 branches of rank 2 at density 0.5, trained for a few steps.
+const nlohmann::json kCapaBoostLora = {{"rank", 2}, {"alpha", 3}, {"branches", 2}, {"density", 0.5}};
+
+}  // namespace
+
+TEST_CASE("CapaBoost-LoRA exports as a plain LoRA of rank d*r with alpha*d, in PEFT's names", "[peft_export]") {
+  auto trained = classifier_with("lora", kCapaBoostLora);
+  testing::train_few_steps(trained);
+  const PeftLoraAdapter adapter = peft_lora_adapter(*trained, trained->head_prefixes(), "tiny-base");
+
+  CHECK(adapter.config.at("peft_type") == "LORA");
+  CHECK(adapter.config.at("task_type") == "SEQ_CLS");
+  CHECK(adapter.config.at("r") == 4);
+  CHECK(adapter.config.at("lora_alpha") == 6);  // (6 / 4) = (3 / 2): the run's scale
+  CHECK(adapter.config.at("modules_to_save") == nlohmann::json::array({"classifier"}));
+  CHECK(adapter.config.at("base_model_name_or_path") == "tiny-base");
+  CHECK(adapter.config.at("target_modules").size() == 4);  // query and value of two layers
+  const std::string query0 = "base_model.model.roberta.encoder.layer.0.attention.self.query";
+  REQUIRE(adapter.tensors.count(query0 + ".lora_A.weight") == 1);
+  CHECK(adapter.tensors.at(query0 + ".lora_A.weight").sizes() == torch::IntArrayRef({4, 8}));   // (d·r, in)
+  CHECK(adapter.tensors.at(query0 + ".lora_B.weight").sizes() == torch::IntArrayRef({8, 4}));   // (out, d·r)
+  CHECK(adapter.tensors.count("base_model.model.classifier.out_proj.weight") == 1);
+  CHECK(adapter.tensors.size() == 4 * 2 + 4);  // two factors per site, the head's two linears
+
+  // The masks are applied: each branch's block of A keeps about half its entries.
+  const auto a = adapter.tensors.at(query0 + ".lora_A.weight");
+  const double zeros = (a == 0).sum().item<double>() / static_cast<double>(a.numel());
+  CHECK(zeros > 0.3);
+  CHECK(zeros < 0.7);
+}
+
+TEST_CASE("a fresh backbone with the exported adapter computes the trained CapaBoost-LoRA model", "[peft_export]") {
+  auto trained = classifier_with("lora", kCapaBoostLora);
+  testing::train_few_steps(trained);
+  capaboost::testing::TempDir dir;
+  save_peft_lora_adapter(peft_lora_adapter(*trained, trained->head_prefixes(), "tiny-base"), dir.path().string());
+
+  auto reloaded = classifier_with("", {});
+  const auto ids = torch::randint(3, 30, {5, 9});  // (B, T)
+  REQUIRE_FALSE(torch::allclose(logits(reloaded, ids), logits(trained, ids), 1e-3, 1e-3));
+  const auto sites = load_peft_lora_adapter(*reloaded, dir.path().string());
+  CHECK(sites.size() == 4);
+  for (const auto& [name, tuner] : find_tuners(*reloaded)) {
+    auto* lora = dynamic_cast<LoraImpl*>(tuner.get());
+    REQUIRE(lora != nullptr);
+    CHECK(lora->options.rank() == 4);
+    CHECK(lora->options.capaboost().branches() == 1);
+  }
+  CHECK(torch::allclose(logits(reloaded, ids), logits(trained, ids), 1e-5, 1e-6));
+}
+
+TEST_CASE("PEFT's rule for the update, applied by hand in Python, gives the suite's merged weights",
+          "[peft_export][python]") {
+  const auto python = capaboost::testing::reference_python();
+  if (!python) {
+    WARN("skipped: no system python3 with torch (`command -v -p python3`; Debian's python3-torch)");
+    return;
+  }
+  auto trained = classifier_with("lora", kCapaBoostLora);
+  testing::train_few_steps(trained);
+  capaboost::testing::TempDir dir;
+  save_peft_lora_adapter(peft_lora_adapter(*trained, trained->head_prefixes(), "tiny-base"), dir.file("adapter"));
+  // The suite's own view: base weights, and W + ΔW from each tuner's delta_weight().
+  std::map<std::string, torch::Tensor> base, expected;
+  for (const auto& [name, site] : find_sites(*trained)) {
+    if (!site->tuner()) continue;
+    const torch::Tensor weight = site->weight.detach();
+    base[name + ".weight"] = weight.clone();
+    expected[name + ".weight"] = (weight.to(torch::kFloat64) + *site->tuner()->delta_weight()).to(torch::kFloat32);
+  }
+  for (const auto& item : trained->named_parameters()) {
+    if (item.key().rfind("classifier.", 0) == 0) expected[item.key()] = item.value().detach().clone();
+  }
+  save_safetensors(dir.file("base.safetensors"), base);
+  save_safetensors(dir.file("expected.safetensors"), expected);
+  const std::string checker = CAPABOOST_SOURCE_DIR "/tests/lib/peft/peft_lora_reference_check.py";
+  const auto result = capaboost::testing::run_command("'" + *python + "' '" + checker + "' '" + dir.file("adapter") +
+                                                      "' '" + dir.file("base.safetensors") + "' '" +
+                                                      dir.file("expected.safetensors") + "'");
+  INFO(result.output);
+  CHECK(result.exit_code == 0);
+  CHECK_THAT(result.output, Catch::Contains("OK 4 modules, 4 head tensors"));
+}
+
+TEST_CASE("PEFT LoRA export and import refuse what they cannot represent, naming the file", "[peft_export]") {
+  auto adapter_model = classifier_with("adapter", {{"bottleneck", 4}});
+  CHECK_THROWS_WITH(peft_lora_adapter(*adapter_model, adapter_model->head_prefixes(), "b"),
+                    Catch::Contains("adapter") && Catch::Contains("only LoRA"));
+  auto bare = classifier_with("", {});
+  CHECK_THROWS_WITH(peft_lora_adapter(*bare, bare->head_prefixes(), "b"), Catch::Contains("no LoRA"));
+
+  auto trained = classifier_with("lora", kCapaBoostLora);
+  capaboost::testing::TempDir dir;
+  PeftLoraAdapter adapter = peft_lora_adapter(*trained, trained->head_prefixes(), "b");
+  adapter.config["use_rslora"] = true;
+  save_peft_lora_adapter(adapter, dir.path().string());
+  auto fresh = classifier_with("", {});
+  CHECK_THROWS_WITH(load_peft_lora_adapter(*fresh, dir.path().string()),
+                    Catch::Contains("adapter_config.json") && Catch::Contains("use_rslora"));
+
+  adapter = peft_lora_adapter(*trained, trained->head_prefixes(), "b");
+  adapter.tensors.erase("base_model.model.roberta.encoder.layer.1.attention.self.value.lora_B.weight");
+  save_peft_lora_adapter(adapter, dir.path().string());
+  auto fresh2 = classifier_with("", {});
+  CHECK_THROWS_WITH(load_peft_lora_adapter(*fresh2, dir.path().string()),
+                    Catch::Contains("adapter_model.safetensors") && Catch::Contains("layer.1.attention.self.value.lora_B"));
+}
