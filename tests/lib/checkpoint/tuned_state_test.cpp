@@ -3,30 +3,16 @@
 #include <catch2/catch.hpp>
 
 #include "lib/peft/few_step_training.h"
-#include "lib/train/tiny_classifier.h"
-#include "peft/method_registry.h"
+#include "lib/peft/tuned_classifier.h"
 #include "sites/site_registry.h"
 #include "support/temp_dir.h"
-#include "train/trainable_selection.h"
 
 using namespace capaboost;
 
 namespace {
 
-// A two-layer tiny classifier (seeded) with `method` attached as `config` says, backbone frozen.
 RobertaForSequenceClassification tuned_classifier(const std::string& method_name, const nlohmann::json& config) {
-  torch::manual_seed(41);
-  auto model = testing::tiny_deterministic_classifier(2);
-  const MethodSpec& method = find_method(method_name);
-  method.attach(*model, resolve_or_throw(method.parameters, config, "method " + method_name));
-  select_trainable_parameters(*model, method.trains_backbone_parameter, model->head_prefixes());
-  return model;
-}
-
-torch::Tensor logits(RobertaForSequenceClassification& model, const torch::Tensor& ids) {
-  model->eval();
-  torch::NoGradGuard no_grad;
-  return model->forward(ids).logits;  // (B, 2)
+  return testing::tuned_classifier(method_name, config, /*seed=*/41);
 }
 
 }  // namespace
@@ -59,9 +45,9 @@ TEST_CASE("a saved tuned state rebuilds the trained model on a fresh backbone", 
 
   auto rebuilt = tuned_classifier("lora", config);
   const auto ids = torch::randint(3, 30, {4, 7});  // (B, T)
-  REQUIRE_FALSE(torch::allclose(logits(rebuilt, ids), logits(trained, ids)));
+  REQUIRE_FALSE(torch::allclose(testing::eval_logits(rebuilt, ids), testing::eval_logits(trained, ids)));
   load_tuned_state(*rebuilt, SafetensorsFile(dir.file("state.safetensors")));
-  CHECK(torch::equal(logits(rebuilt, ids), logits(trained, ids)));
+  CHECK(torch::equal(testing::eval_logits(rebuilt, ids), testing::eval_logits(trained, ids)));
 }
 
 TEST_CASE("a tuned state refuses a model of another method or rank, naming the file", "[tuned_state]") {

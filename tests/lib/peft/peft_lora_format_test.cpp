@@ -6,34 +6,18 @@
 
 #include "checkpoint/safetensors.h"
 #include "lib/peft/few_step_training.h"
-#include "lib/train/tiny_classifier.h"
+#include "lib/peft/tuned_classifier.h"
 #include "peft/lora.h"
-#include "peft/method_registry.h"
 #include "sites/site_registry.h"
 #include "support/reference_python.h"
 #include "support/temp_dir.h"
-#include "train/trainable_selection.h"
 
 using namespace capaboost;
 
 namespace {
 
-// The two-layer tiny classifier (seed 51 for the backbone and head), `method` attached from `config`.
 RobertaForSequenceClassification classifier_with(const std::string& method_name, const nlohmann::json& config) {
-  torch::manual_seed(51);
-  auto model = testing::tiny_deterministic_classifier(2);
-  if (!method_name.empty()) {
-    const MethodSpec& method = find_method(method_name);
-    method.attach(*model, resolve_or_throw(method.parameters, config, "method " + method_name));
-    select_trainable_parameters(*model, method.trains_backbone_parameter, model->head_prefixes());
-  }
-  return model;
-}
-
-torch::Tensor logits(RobertaForSequenceClassification& model, const torch::Tensor& ids) {
-  model->eval();
-  torch::NoGradGuard no_grad;
-  return model->forward(ids).logits;  // (B, 2)
+  return testing::tuned_classifier(method_name, config, /*seed=*/51);
 }
 
 // CapaBoost-LoRA, d = 2 branches of rank 2 at density 0.5, trained for a few steps.
@@ -75,7 +59,7 @@ TEST_CASE("a fresh backbone with the exported adapter computes the trained CapaB
 
   auto reloaded = classifier_with("", {});
   const auto ids = torch::randint(3, 30, {5, 9});  // (B, T)
-  REQUIRE_FALSE(torch::allclose(logits(reloaded, ids), logits(trained, ids), 1e-3, 1e-3));
+  REQUIRE_FALSE(torch::allclose(testing::eval_logits(reloaded, ids), testing::eval_logits(trained, ids), 1e-3, 1e-3));
   const auto sites = load_peft_lora_adapter(*reloaded, dir.path().string());
   CHECK(sites.size() == 4);
   for (const auto& [name, tuner] : find_tuners(*reloaded)) {
@@ -84,7 +68,7 @@ TEST_CASE("a fresh backbone with the exported adapter computes the trained CapaB
     CHECK(lora->options.rank() == 4);
     CHECK(lora->options.capaboost().branches() == 1);
   }
-  CHECK(torch::allclose(logits(reloaded, ids), logits(trained, ids), 1e-5, 1e-6));
+  CHECK(torch::allclose(testing::eval_logits(reloaded, ids), testing::eval_logits(trained, ids), 1e-5, 1e-6));
 }
 
 TEST_CASE("PEFT's rule for the update, applied by hand in Python, gives the suite's merged weights",
