@@ -1,0 +1,77 @@
+// The Vision Transformer as a backbone plugin: Hugging Face checkpoints of model_type "vit", the
+// downloaded ImageNet-21k ViT-B/16 of the paper's Table 5, and randomly initialised ViT shapes.
+//
+//   model: vit-b16-in21k      google/vit-base-patch16-224-in21k in $CAPABOOST_CHECKPOINTS/vit-b16-in21k
+//   model: vit-b16-random     ViT-B/16's shape (12×768, 224×224 images), random weights
+//   model: vit-tiny-random    2 layers × 32 wide on 32×32 images in 8×8 patches, random weights (tests)
+//   model: /path/to/checkpoint  any directory whose config.json says model_type "vit"
+//
+// Images reach the model as a batch's "pixel_values" (B, channels, H, W), already normalised: the
+// backbone reads no text, so its processor has no tokenizer.
+
+#include <filesystem>
+
+#include "backbones/backbone_registry.h"
+#include "models/vit_pretrained.h"
+
+namespace capaboost {
+namespace {
+
+namespace fs = std::filesystem;
+
+void require_classification(const TaskHead& head) {
+  TORCH_CHECK(head.kind == TaskHead::Kind::kSequenceClassification, "ViT backbones classify images; a task with a ",
+              to_string(head.kind), " head cannot run on them");
+}
+
+Backbone load_vit_backbone(const std::string& directory, const TaskHead& head) {
+  require_classification(head);
+  Backbone backbone;
+  backbone.model = load_vit_for_image_classification(directory, head.num_labels).model.ptr();
+  backbone.pretrained = true;
+  backbone.description = "checkpoint " + directory;
+  backbone.checkpoint_directory = directory;
+  return backbone;
+}
+
+Backbone random_vit(VitOptions options, const std::string& what, const TaskHead& head) {
+  require_classification(head);
+  Backbone backbone;
+  options.num_labels(head.num_labels).label_names({});
+  backbone.model = VitForImageClassification(options).ptr();
+  backbone.description = what + ", randomly initialised";
+  return backbone;
+}
+
+Backbone random_vit_like(const std::string& directory, const TaskHead& head) {
+  return random_vit(load_vit_config((fs::path(directory) / kConfigFileName).string()),
+                    "architecture of " + directory, head);
+}
+
+[[maybe_unused]] const bool registered =
+    register_architecture({"vit", load_vit_backbone, random_vit_like}) &&
+    register_backbone({"vit-b16-in21k",
+                       "the ImageNet-21k pre-trained google/vit-base-patch16-224-in21k in $CAPABOOST_CHECKPOINTS/vit-b16-in21k",
+                       [](const TaskHead& head, const BackboneContext&) {
+                         return load_vit_backbone(downloaded_checkpoint("vit-b16-in21k", "google/vit-base-patch16-224-in21k",
+                                                                        {"config.json", "model.safetensors"}),
+                                                  head);
+                       }}) &&
+    register_backbone({"vit-b16-random", "ViT-B/16's shape (12×768, 224×224 images), random weights",
+                       [](const TaskHead& head, const BackboneContext&) {
+                         return random_vit(VitOptions(), "ViT-B/16 shape (12×768)", head);
+                       }}) &&
+    register_backbone({"vit-tiny-random", "a 2-layer, 32-wide ViT on 32×32 images in 8×8 patches, random weights (tests)",
+                       [](const TaskHead& head, const BackboneContext&) {
+                         return random_vit(VitOptions()
+                                               .hidden_size(32)
+                                               .num_hidden_layers(2)
+                                               .num_attention_heads(4)
+                                               .intermediate_size(64)
+                                               .image_size(32)
+                                               .patch_size(8),
+                                           "tiny ViT (2×32, 32×32 images)", head);
+                       }});
+
+}  // namespace
+}  // namespace capaboost
