@@ -264,6 +264,16 @@ std::string registered_measure(Reader& reader, const YAML::Node& node, const std
   return "";
 }
 
+// Whether `label` names one of the spec's rows; reports at `node` (naming `where`) when it does not.
+bool known_row(Reader& reader, const YAML::Node& node, const Spec& spec, const std::string& label,
+               const std::string& where) {
+  std::vector<std::string> labels;
+  for (const auto& row : spec.rows) labels.push_back(row.label);
+  if (std::find(labels.begin(), labels.end(), label) != labels.end()) return true;
+  reader.error(node, fmt::format("{}: no row is labelled '{}'{}", where, label, did_you_mean(label, labels)));
+  return false;
+}
+
 // A side is a row label, or {row: label, column: value}; rows must be the spec's own.
 std::optional<ComparisonSide> comparison_side(Reader& reader, const YAML::Node& node, const Spec& spec,
                                               const std::string& where) {
@@ -282,12 +292,7 @@ std::optional<ComparisonSide> comparison_side(Reader& reader, const YAML::Node& 
     reader.error(node, where + " must be a row label or {row: label, column: value}");
     return std::nullopt;
   }
-  std::vector<std::string> labels;
-  for (const auto& row : spec.rows) labels.push_back(row.label);
-  if (std::find(labels.begin(), labels.end(), side.row) == labels.end()) {
-    reader.error(node, fmt::format("{}: no row is labelled '{}'{}", where, side.row, did_you_mean(side.row, labels)));
-    return std::nullopt;
-  }
+  if (!known_row(reader, node, spec, side.row, where)) return std::nullopt;
   return side;
 }
 
@@ -422,12 +427,7 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
             column.title = item.second["title"].as<std::string>();
             if (const auto reference = item.second["relative_to"]) {
               column.relative_to = reference.as<std::string>();
-              std::vector<std::string> labels;
-              for (const auto& row : spec.rows) labels.push_back(row.label);
-              if (layout.rows == "label" && std::find(labels.begin(), labels.end(), column.relative_to) == labels.end()) {
-                reader.error(reference, fmt::format("{}.relative_to: no row is labelled '{}'{}", where,
-                                                    column.relative_to, did_you_mean(column.relative_to, labels)));
-              }
+              if (layout.rows == "label") known_row(reader, reference, spec, column.relative_to, where + ".relative_to");
             }
           } else {
             reader.error(item.second, "a budget column is a title, or {title: T, relative_to: ROW} for a factor of "

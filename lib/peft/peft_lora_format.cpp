@@ -7,6 +7,8 @@
 #include <set>
 
 #include "checkpoint/safetensors.h"
+#include "checkpoint/state_dict.h"
+#include "models/pretrained_directory.h"
 #include "peft/lora.h"
 #include "sites/site_registry.h"
 #include "util/atomic_file.h"
@@ -17,17 +19,28 @@ namespace {
 
 constexpr const char* kConfigFile = "adapter_config.json";
 constexpr const char* kWeightsFile = "adapter_model.safetensors";
-constexpr const char* kLoraSuffix = ".lora";  // a LoRA tuner's child name under its site
 
 std::string strip_trailing_dot(const std::string& prefix) {
   return !prefix.empty() && prefix.back() == '.' ? prefix.substr(0, prefix.size() - 1) : prefix;
 }
 
-bool starts_with_any(const std::string& name, const std::vector<std::string>& prefixes) {
-  for (const auto& prefix : prefixes) {
-    if (name.rfind(prefix, 0) == 0) return true;
+// Every tuner of `model` with the site it adapts ("….query" for "….query.lora"); the LoRA among them, or null.
+std::vector<std::pair<std::string, LoraImpl*>> sites_and_loras(torch::nn::Module& model) {
+  std::vector<std::pair<std::string, LoraImpl*>> found;
+  for (const auto& [name, tuner] : find_tuners(model)) {
+    found.emplace_back(name.substr(0, name.size() - tuner->kind().size() - 1), dynamic_cast<LoraImpl*>(tuner.get()));
   }
-  return false;
+  return found;
+}
+
+// The parameters under the head prefixes, by PEFT's names.
+std::map<std::string, torch::Tensor> head_tensors(torch::nn::Module& model, const std::vector<std::string>& head_prefixes) {
+  const std::map<std::string, torch::Tensor> tensors = state_dict(model);
+  std::map<std::string, torch::Tensor> head;
+  for (const auto& prefix : head_prefixes) {
+    for (const auto& name : names_under(model, prefix)) head[kPeftModelPrefix + name] = tensors.at(name);
+  }
+  return head;
 }
 
 // An integral α is written as an integer, as PEFT's configs carry it (lora_alpha: int).
@@ -43,17 +56,15 @@ PeftLoraAdapter peft_lora_adapter(torch::nn::Module& model, const std::vector<st
   PeftLoraAdapter adapter;
   std::vector<std::string> sites;
   const LoraImpl* first = nullptr;
-  for (const auto& [name, tuner] : find_tuners(model)) {
-    auto* lora = dynamic_cast<LoraImpl*>(tuner.get());
-    TORCH_CHECK(lora != nullptr, "PEFT LoRA export: the tuner at '", name, "' is ", tuner->kind(),
-                ", not LoRA; only LoRA and CapaBoost-LoRA runs export as a PEFT LoRA adapter");
+  for (const auto& [site, lora] : sites_and_loras(model)) {
+    TORCH_CHECK(lora != nullptr, "PEFT LoRA export: the tuner at '", site,
+                "' is not LoRA; only LoRA and CapaBoost-LoRA runs export as a PEFT LoRA adapter");
     const int64_t branches = lora->options.capaboost().branches();
     if (first == nullptr) first = lora;
     TORCH_CHECK(lora->options.rank() == first->options.rank() && lora->options.alpha() == first->options.alpha() &&
                     branches == first->options.capaboost().branches(),
-                "PEFT LoRA export: the LoRA at '", name, "' differs from the first one in rank, alpha or branches; "
+                "PEFT LoRA export: the LoRA at '", site, "' differs from the first one in rank, alpha or branches; "
                 "one adapter_config.json cannot describe both");
-    const std::string site = name.substr(0, name.size() - std::string(kLoraSuffix).size());
     torch::NoGradGuard no_grad;
     // The factors the model evaluates with: (d·r, in) and (out, d·r), masks applied.
     auto [a_cat, b_cat] = lora->stacked_factors(/*training=*/false);
@@ -65,10 +76,8 @@ PeftLoraAdapter peft_lora_adapter(torch::nn::Module& model, const std::vector<st
 
   std::vector<std::string> modules_to_save;
   for (const auto& prefix : head_prefixes) modules_to_save.push_back(strip_trailing_dot(prefix));
-  for (const auto& item : model.named_parameters()) {
-    if (starts_with_any(item.key(), head_prefixes)) {
-      adapter.tensors[kPeftModelPrefix + item.key()] = item.value().detach().to(torch::kFloat32).contiguous();
-    }
+  for (const auto& [name, tensor] : head_tensors(model, head_prefixes)) {
+    adapter.tensors[name] = tensor.detach().to(torch::kFloat32).contiguous();
   }
 
   const int64_t branches = first->options.capaboost().branches();
@@ -152,10 +161,8 @@ std::vector<std::string> load_peft_lora_adapter(torch::nn::Module& model, const 
 
   // Every tensor of the file has one destination, and every destination one tensor.
   std::map<std::string, torch::Tensor> destinations;
-  for (const auto& [name, tuner] : find_tuners(model)) {
-    auto* lora = dynamic_cast<LoraImpl*>(tuner.get());
+  for (const auto& [site, lora] : sites_and_loras(model)) {
     if (lora == nullptr) continue;
-    const std::string site = name.substr(0, name.size() - std::string(kLoraSuffix).size());
     destinations[kPeftModelPrefix + site + ".lora_A.weight"] = lora->A;
     destinations[kPeftModelPrefix + site + ".lora_B.weight"] = lora->B;
   }
@@ -170,9 +177,7 @@ std::vector<std::string> load_peft_lora_adapter(torch::nn::Module& model, const 
       config.contains("task_type") && config.at("task_type").is_string() ? config.at("task_type").get<std::string>() : "";
   if (task_type == "SEQ_CLS") head_prefixes.insert(head_prefixes.end(), {"classifier.", "score."});
   if (task_type == "QUESTION_ANS") head_prefixes.push_back("qa_outputs.");
-  for (const auto& item : model.named_parameters()) {
-    if (starts_with_any(item.key(), head_prefixes)) destinations[kPeftModelPrefix + item.key()] = item.value();
-  }
+  destinations.merge(head_tensors(model, head_prefixes));
 
   const SafetensorsFile weights(weights_path);
   std::vector<std::string> unexpected, missing;

@@ -152,8 +152,7 @@ GoldenModel vit_model(const std::string& dir) {
     const auto pixels = io.tensor("pixel_values").to(model->classifier->weight.scalar_type());  // the model's dtype
     auto out = model->forward(pixels, VitForwardOptions().output_hidden_states(true).output_attentions(true));
     // The fixture's last_hidden_state is after the final LayerNorm, hidden_states.L before it.
-    auto hidden = model->vit->forward(pixels).last_hidden_state;
-    out.hidden_states.push_back(hidden);
+    out.hidden_states.push_back(model->vit->layernorm->forward(out.hidden_states.back()));
     return GoldenRun{out.logits, out.hidden_states, out.attentions};
   };
   golden.loss = [model](const torch::Tensor& logits, const torch::Tensor& labels) { return model->loss(logits, labels); };
