@@ -4,15 +4,23 @@
 //   model: vit-b16-in21k      google/vit-base-patch16-224-in21k in $CAPABOOST_CHECKPOINTS/vit-b16-in21k
 //   model: vit-b16-random     ViT-B/16's shape (12×768, 224×224 images), random weights
 //   model: vit-tiny-random    2 layers × 32 wide on 32×32 images in 8×8 patches, random weights (tests)
+//   model: mini-vit           the suite's offline ViT, pre-trained by masked image modelling on
+//                             Fashion-MNIST's training images (pretrain/vision_backbone.h; built on first use)
+//   model: mini-vit-random    its architecture and processor, random weights (what pre-training buys)
+//   model: smoke-vit, smoke-vit-random   the same for the seconds-long smoke recipe
 //   model: /path/to/checkpoint  any directory whose config.json says model_type "vit"
 //
 // Images reach the model as a batch's "pixel_values" (B, channels, H, W), already normalised: the
-// backbone reads no text, so its processor has no tokenizer.
+// backbone's processor carries no tokenizer but the image settings of the checkpoint's
+// preprocessor_config.json (ViTImageProcessor's defaults without one: the config's image size, mean and
+// standard deviation 0.5 per channel).
 
 #include <filesystem>
 
 #include "backbones/backbone_registry.h"
+#include "data/image_processor.h"
 #include "models/vit_pretrained.h"
+#include "pretrain/vision_backbone.h"
 
 namespace capaboost {
 namespace {
@@ -24,10 +32,18 @@ void require_classification(const TaskHead& head) {
               to_string(head.kind), " head cannot run on them");
 }
 
+// ViTImageProcessor's defaults for a model of `options`: resize to its image size, mean = std = 0.5.
+ImageProcessorOptions default_image_processing(const VitOptions& options) {
+  const std::vector<double> half(static_cast<size_t>(options.num_channels()), 0.5);
+  return ImageProcessorOptions().size(options.image_size()).image_mean(half).image_std(half);
+}
+
 Backbone load_vit_backbone(const std::string& directory, const TaskHead& head) {
   require_classification(head);
   Backbone backbone;
-  backbone.model = load_vit_for_image_classification(directory, head.num_labels).model.ptr();
+  auto model = load_vit_for_image_classification(directory, head.num_labels).model;
+  backbone.processor.image = load_image_processor_options(directory, default_image_processing(model->options));
+  backbone.model = model.ptr();
   backbone.pretrained = true;
   backbone.description = "checkpoint " + directory;
   backbone.checkpoint_directory = directory;
@@ -39,14 +55,43 @@ Backbone random_vit(VitOptions options, const std::string& what, const TaskHead&
   Backbone backbone;
   options.num_labels(head.num_labels).label_names({});
   backbone.model = VitForImageClassification(options).ptr();
+  backbone.processor.image = default_image_processing(options);
   backbone.description = what + ", randomly initialised";
   return backbone;
 }
 
 Backbone random_vit_like(const std::string& directory, const TaskHead& head) {
-  return random_vit(load_vit_config((fs::path(directory) / kConfigFileName).string()),
-                    "architecture of " + directory, head);
+  Backbone backbone = random_vit(load_vit_config((fs::path(directory) / kConfigFileName).string()),
+                                 "architecture of " + directory, head);
+  backbone.processor.image = load_image_processor_options(directory, *backbone.processor.image);
+  return backbone;
 }
+
+bool register_offline_vit(const std::string& profile) {
+  const auto fingerprint = [profile] { return vision_recipe_fingerprint(profile); };
+  const bool pretrained = register_backbone(
+      {profile, "the suite's offline '" + profile + "' ViT, pre-trained by masked image modelling (built on first use, cached)",
+       [profile](const TaskHead& head, const BackboneContext&) {
+         Backbone backbone = load_vit_backbone(ensure_vision_backbone(profile), head);
+         backbone.description = "offline pre-trained '" + profile + "' ViT " + backbone.description;
+         return backbone;
+       },
+       fingerprint});
+  const bool random = register_backbone(
+      {profile + "-random", "the '" + profile + "' ViT's architecture and processor, random weights",
+       [profile](const TaskHead& head, const BackboneContext&) {
+         Backbone backbone = random_vit_like(ensure_vision_backbone(profile), head);
+         backbone.description = "offline '" + profile + "' ViT: " + backbone.description;
+         return backbone;
+       },
+       fingerprint});
+  return pretrained && random;
+}
+
+[[maybe_unused]] const bool registered_offline = [] {
+  for (const auto& profile : vision_backbone_profiles()) register_offline_vit(profile);
+  return true;
+}();
 
 [[maybe_unused]] const bool registered =
     register_architecture({"vit", load_vit_backbone, random_vit_like}) &&
@@ -54,7 +99,7 @@ Backbone random_vit_like(const std::string& directory, const TaskHead& head) {
                        "the ImageNet-21k pre-trained google/vit-base-patch16-224-in21k in $CAPABOOST_CHECKPOINTS/vit-b16-in21k",
                        [](const TaskHead& head, const BackboneContext&) {
                          return load_vit_backbone(downloaded_checkpoint("vit-b16-in21k", "google/vit-base-patch16-224-in21k",
-                                                                        {"config.json", "model.safetensors"}),
+                                                                        {"config.json", "model.safetensors", "preprocessor_config.json"}),
                                                   head);
                        }}) &&
     register_backbone({"vit-b16-random", "ViT-B/16's shape (12×768, 224×224 images), random weights",

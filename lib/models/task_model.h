@@ -10,10 +10,12 @@
 #include <torch/torch.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "data/batch.h"
+#include "data/image_processor.h"
 #include "tokenizers/tokenizer.h"
 
 namespace capaboost {
@@ -29,11 +31,12 @@ struct TaskHead {
 };
 std::string to_string(TaskHead::Kind kind);
 
-/// What turns a task's raw examples into a backbone's inputs: its tokenizer for text backbones (an
-/// image processor would join here for vision ones).
+/// What turns a task's raw examples into a backbone's inputs: its tokenizer for text backbones, its
+/// image settings (size, channels, normalisation) for vision ones.
 struct InputProcessor {
   std::shared_ptr<Tokenizer> tokenizer;  ///< null for backbones that read no text
   int64_t max_length = 0;                ///< longest token sequence the backbone embeds; 0: no limit
+  std::optional<ImageProcessorOptions> image;  ///< unset for backbones that read no images
 };
 
 class TaskModelImpl : public torch::nn::Module {

@@ -61,16 +61,28 @@ torch::Tensor VitPatchEmbeddingsImpl::forward(const torch::Tensor& pixel_values,
   return projection->forward(pixel_values).flatten(2).transpose(1, 2);  // (B, C, h, w) → (B, h·w, C)
 }
 
-VitEmbeddingsImpl::VitEmbeddingsImpl(const VitOptions& options_) : options(options_) {
+VitEmbeddingsImpl::VitEmbeddingsImpl(const VitOptions& options_, bool use_mask_token) : options(options_) {
   cls_token = register_parameter("cls_token", torch::zeros({1, 1, options.hidden_size()}));
+  if (use_mask_token) mask_token = register_parameter("mask_token", torch::zeros({1, 1, options.hidden_size()}));
   patch_embeddings = register_module("patch_embeddings", VitPatchEmbeddings(options));
   position_embeddings =
       register_parameter("position_embeddings", torch::zeros({1, options.num_patches() + 1, options.hidden_size()}));
   dropout = register_module("dropout", ParallelDropout(options.hidden_dropout_prob()));
 }
 
-torch::Tensor VitEmbeddingsImpl::forward(const torch::Tensor& pixel_values, bool interpolate_pos_encoding) {
-  const auto patches = patch_embeddings->forward(pixel_values, interpolate_pos_encoding);  // (B, P, C)
+torch::Tensor VitEmbeddingsImpl::forward(const torch::Tensor& pixel_values, bool interpolate_pos_encoding,
+                                         const torch::Tensor& bool_masked_pos) {
+  auto patches = patch_embeddings->forward(pixel_values, interpolate_pos_encoding);  // (B, P, C)
+  if (bool_masked_pos.defined()) {
+    TORCH_CHECK(mask_token.defined(), "ViT: bool_masked_pos needs a model built with a mask token");
+    TORCH_CHECK(bool_masked_pos.dim() == 2 && bool_masked_pos.size(0) == patches.size(0) &&
+                    bool_masked_pos.size(1) == patches.size(1),
+                "ViT: bool_masked_pos must be (batch, patches) = (", patches.size(0), ", ", patches.size(1), "), got ",
+                bool_masked_pos.sizes());
+    // As transformers: a blend with the 0/1 mask, so the mask token's gradient is the masked positions'.
+    const auto mask = bool_masked_pos.unsqueeze(-1).to(patches.scalar_type());  // (B, P, 1)
+    patches = patches * (1.0 - mask) + mask_token.expand({patches.size(0), patches.size(1), -1}) * mask;
+  }
   const auto tokens = torch::cat({cls_token.expand({patches.size(0), -1, -1}), patches}, 1);  // (B, 1 + P, C)
   const auto positions = interpolate_pos_encoding
                              ? interpolate_vit_positions(position_embeddings, pixel_values.size(2) / options.patch_size(),
@@ -158,9 +170,9 @@ VitPoolerImpl::VitPoolerImpl(const VitOptions& options) {
 
 torch::Tensor VitPoolerImpl::forward(const torch::Tensor& hidden) { return torch::tanh(dense->forward(hidden.select(1, 0))); }
 
-VitModelImpl::VitModelImpl(const VitOptions& options_, bool add_pooling_layer) : options(options_) {
+VitModelImpl::VitModelImpl(const VitOptions& options_, bool add_pooling_layer, bool use_mask_token) : options(options_) {
   options.validate();
-  embeddings = register_module("embeddings", VitEmbeddings(options));
+  embeddings = register_module("embeddings", VitEmbeddings(options, use_mask_token));
   encoder = register_module("encoder", VitEncoder(options));
   layernorm = register_module("layernorm", vit_layer_norm(options));
   if (add_pooling_layer) pooler = register_module("pooler", VitPooler(options));
@@ -175,9 +187,10 @@ VitModelImpl::VitModelImpl(const VitOptions& options_, bool add_pooling_layer) :
   embeddings->position_embeddings.normal_(0.0, options.initializer_range());
 }
 
-VitModelOutput VitModelImpl::forward(const torch::Tensor& pixel_values, const VitForwardOptions& outputs) {
+VitModelOutput VitModelImpl::forward(const torch::Tensor& pixel_values, const VitForwardOptions& outputs,
+                                     const torch::Tensor& bool_masked_pos) {
   VitModelOutput out;
-  auto h = embeddings->forward(pixel_values, outputs.interpolate_pos_encoding());  // (B, T, C)
+  auto h = embeddings->forward(pixel_values, outputs.interpolate_pos_encoding(), bool_masked_pos);  // (B, T, C)
   if (outputs.output_hidden_states()) out.hidden_states.push_back(h);
   for (const auto& module : *encoder->layer) {
     auto [next, probs] = module->as<VitLayer>()->forward(h);

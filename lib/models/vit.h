@@ -52,15 +52,19 @@ class VitPatchEmbeddingsImpl : public torch::nn::Module {
 };
 TORCH_MODULE(VitPatchEmbeddings);
 
-/// CLS token, patch embeddings and positions, then dropout.
+/// CLS token, patch embeddings and positions, then dropout. With a mask token (ViTForMaskedImageModeling's
+/// `use_mask_token`), masked patches are replaced by it before the positions are added.
 class VitEmbeddingsImpl : public torch::nn::Module {
  public:
-  explicit VitEmbeddingsImpl(const VitOptions& options);
-  /// pixel_values: (B, channels, H, W) → (B, 1 + patches, C).
-  torch::Tensor forward(const torch::Tensor& pixel_values, bool interpolate_pos_encoding);
+  explicit VitEmbeddingsImpl(const VitOptions& options, bool use_mask_token = false);
+  /// pixel_values: (B, channels, H, W) → (B, 1 + patches, C). bool_masked_pos: (B, patches) bool, or
+  /// undefined for none; it needs the mask token.
+  torch::Tensor forward(const torch::Tensor& pixel_values, bool interpolate_pos_encoding,
+                        const torch::Tensor& bool_masked_pos = {});
 
   VitOptions options;
   torch::Tensor cls_token;            // (1, 1, C)
+  torch::Tensor mask_token;           // (1, 1, C), undefined without use_mask_token
   torch::Tensor position_embeddings;  // (1, N + 1, C)
   VitPatchEmbeddings patch_embeddings{nullptr};
   ParallelDropout dropout{nullptr};
@@ -164,10 +168,12 @@ struct VitModelOutput {
 /// (dense → tanh on the CLS token).
 class VitModelImpl : public torch::nn::Module {
  public:
-  /// transformers adds the pooler by default; ViTForImageClassification builds it without one.
-  explicit VitModelImpl(const VitOptions& options, bool add_pooling_layer = true);
-  /// pixel_values: (B, channels, H, W) float.
-  VitModelOutput forward(const torch::Tensor& pixel_values, const VitForwardOptions& outputs = {});
+  /// transformers adds the pooler by default; ViTForImageClassification builds it without one, and
+  /// ViTForMaskedImageModeling with a mask token.
+  explicit VitModelImpl(const VitOptions& options, bool add_pooling_layer = true, bool use_mask_token = false);
+  /// pixel_values: (B, channels, H, W) float; bool_masked_pos: (B, patches) bool or undefined.
+  VitModelOutput forward(const torch::Tensor& pixel_values, const VitForwardOptions& outputs = {},
+                         const torch::Tensor& bool_masked_pos = {});
 
   VitOptions options;
   VitEmbeddings embeddings{nullptr};

@@ -5,7 +5,8 @@
 namespace capaboost {
 
 StateDictLoadOptions vit_load_options(bool head_missing_ok) {
-  auto options = StateDictLoadOptions().base_prefix("vit.").allow_unexpected({R"((vit\.)?pooler\..*)", R"(classifier\..*)"});
+  auto options = StateDictLoadOptions().base_prefix("vit.").allow_unexpected(
+      {R"((vit\.)?pooler\..*)", R"(classifier\..*)", R"((vit\.)?embeddings\.mask_token)", R"(decoder\..*)"});
   if (head_missing_ok) options.allow_missing({R"(classifier\..*)"});
   return options;
 }

@@ -18,7 +18,8 @@ namespace capaboost {
 
 /// How checkpoint names map onto ViT modules, as transformers' from_pretrained does it: the `vit.`
 /// base prefix is added or removed as needed; a pooler (`pooler.*`, which bare ViTModel checkpoints
-/// carry) and a classifier the model lacks are accepted and listed as unexpected. With
+/// carry), a classifier the model lacks and ViTForMaskedImageModeling's mask token and decoder (the
+/// suite's own pre-trained `mini-vit`) are accepted and listed as unexpected. With
 /// `head_missing_ok` the classifier may be missing (a pre-trained encoder: it keeps its fresh
 /// initialisation and is listed as missing). Anything else missing or unexpected is an error.
 StateDictLoadOptions vit_load_options(bool head_missing_ok);

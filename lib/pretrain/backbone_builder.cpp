@@ -36,21 +36,6 @@ std::string backbone_key(const BackboneRecipe& recipe, const CorpusText& corpus)
   return sha256_hex(recipe.key_material(corpus.manifest_sha256).dump());
 }
 
-// Complete = renamed into place (only finished builds are) and recording this very key.
-bool is_complete(const fs::path& dir, const std::string& key) {
-  const auto record_path = dir / kPretrainRecordFileName;
-  if (!fs::is_regular_file(record_path) || !fs::is_regular_file(dir / kConfigFileName) ||
-      !fs::is_regular_file(dir / kWeightsFileName)) {
-    return false;
-  }
-  try {
-    std::ifstream in(record_path);
-    return nlohmann::json::parse(in).value("key", std::string()) == key;
-  } catch (const nlohmann::json::exception&) {
-    return false;
-  }
-}
-
 // Removes temporary build directories of `name` left by builds whose process is gone (killed); a
 // build still running elsewhere keeps its own.
 void remove_abandoned_builds(const fs::path& parent, const std::string& name) {
@@ -226,41 +211,66 @@ nlohmann::json BackboneRecipe::key_material(const std::string& manifest_sha256) 
           {"pretrain", pretrain.to_json()}};
 }
 
-std::optional<std::string> find_backbone(const BackboneRecipe& recipe, const BackboneStages& stages,
-                                         const BackboneEnvironment& env) {
-  const auto located = locate(recipe, stages, env);
-  if (is_complete(located.dir, located.key)) return located.dir.string();
-  return std::nullopt;
+// Complete = renamed into place (only finished builds are) and recording this very key.
+bool is_complete_backbone(const fs::path& dir, const std::string& key) {
+  const auto record_path = dir / kPretrainRecordFileName;
+  if (!fs::is_regular_file(record_path) || !fs::is_regular_file(dir / kConfigFileName) ||
+      !fs::is_regular_file(dir / kWeightsFileName)) {
+    return false;
+  }
+  try {
+    std::ifstream in(record_path);
+    return nlohmann::json::parse(in).value("key", std::string()) == key;
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
 }
 
-std::string ensure_backbone(const BackboneRecipe& recipe, const BackboneStages& stages,
-                            const BackboneEnvironment& env) {
-  const auto located = locate(recipe, stages, env);
-  if (is_complete(located.dir, located.key)) {
-    say(recipe, "cached at " + located.dir.string());
-    return located.dir.string();
-  }
-  const auto parent = located.dir.parent_path();
-  const auto name = located.dir.filename().string();
+void build_cached_directory(const fs::path& dir, const std::string& key,
+                            const std::function<void(const fs::path& tmp)>& build) {
+  if (is_complete_backbone(dir, key)) return;
+  const auto parent = dir.parent_path();
+  const auto name = dir.filename().string();
   fs::create_directories(parent);
   remove_abandoned_builds(parent, name);
   const auto tmp = parent / fmt::format("{}{}-{}", kTempPrefix, name, ::getpid());
   fs::remove_all(tmp);
   fs::create_directories(tmp);
   try {
-    build_into(tmp, recipe, stages, located.corpus, located.key, located.corpus_seconds);
-    if (is_complete(located.dir, located.key)) {
+    build(tmp);
+    if (is_complete_backbone(dir, key)) {
       // A concurrent build of the same key finished first: its result is as good as ours.
       fs::remove_all(tmp);
-      return located.dir.string();
+      return;
     }
-    if (fs::exists(located.dir)) fs::remove_all(located.dir);  // not a complete backbone: replace it
-    fs::rename(tmp, located.dir);
+    TORCH_CHECK(is_complete_backbone(tmp, key), "backbone build of ", dir.string(),
+                " finished without config.json, model.safetensors and a pretrain.json recording its key");
+    if (fs::exists(dir)) fs::remove_all(dir);  // not a complete backbone: replace it
+    fs::rename(tmp, dir);
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(tmp, ignored);
     throw;
   }
+}
+
+std::optional<std::string> find_backbone(const BackboneRecipe& recipe, const BackboneStages& stages,
+                                         const BackboneEnvironment& env) {
+  const auto located = locate(recipe, stages, env);
+  if (is_complete_backbone(located.dir, located.key)) return located.dir.string();
+  return std::nullopt;
+}
+
+std::string ensure_backbone(const BackboneRecipe& recipe, const BackboneStages& stages,
+                            const BackboneEnvironment& env) {
+  const auto located = locate(recipe, stages, env);
+  if (is_complete_backbone(located.dir, located.key)) {
+    say(recipe, "cached at " + located.dir.string());
+    return located.dir.string();
+  }
+  build_cached_directory(located.dir, located.key, [&](const fs::path& tmp) {
+    build_into(tmp, recipe, stages, located.corpus, located.key, located.corpus_seconds);
+  });
   say(recipe, "written to " + located.dir.string());
   return located.dir.string();
 }

@@ -11,6 +11,7 @@
 // so a killed build never leaves a directory that looks complete.
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -106,5 +107,14 @@ std::optional<std::string> find_backbone(
 
 /// File names inside a backbone directory besides config.json and model.safetensors.
 inline constexpr const char* kPretrainRecordFileName = "pretrain.json";
+
+/// True when `dir` holds config.json, model.safetensors and a pretrain.json whose "key" is `key`.
+bool is_complete_backbone(const std::filesystem::path& dir, const std::string& key);
+
+/// Makes `dir` a complete backbone for `key` unless it is one: `build` writes into a temporary sibling
+/// (pretrain.json with "key" last), which is renamed into place; a killed build leaves only a temporary
+/// directory, removed by the next build once its process is gone. Any recipe's builder uses it.
+void build_cached_directory(const std::filesystem::path& dir, const std::string& key,
+                            const std::function<void(const std::filesystem::path& tmp)>& build);
 
 }  // namespace capaboost

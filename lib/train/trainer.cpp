@@ -134,6 +134,13 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
     training_tokens += metrics.train_tokens;
     if (!result.ok()) break;
     metrics.train_loss = loss_sum / static_cast<double>(batches);
+    // Without model selection only the last epoch is reported: scoring the (test) eval split after every
+    // epoch would only draw a curve, at the cost of a full test pass per epoch.
+    if (data.report_last_epoch && epoch + 1 < options.epochs()) {
+      metrics.seconds = seconds_since(epoch_start);
+      result.epochs.push_back(std::move(metrics));
+      continue;
+    }
     const Score eval = evaluate_model(model, *data.eval, options.eval_batch_size());
     const Score test = data.eval_is_test ? eval : evaluate_model(model, *data.test, options.eval_batch_size());
     metrics.eval = eval.metrics;
@@ -142,7 +149,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
     metrics.test_score = test.selection;
     metrics.seconds = seconds_since(epoch_start);
     // Strictly greater: the earliest epoch wins ties, as Hugging Face's load_best_model_at_end.
-    if (result.best_epoch == 0 || metrics.eval_score > result.eval_score) {
+    if (result.best_epoch == 0 || metrics.eval_score > result.eval_score || data.report_last_epoch) {
       result.best_epoch = metrics.epoch;
       result.eval_score = metrics.eval_score;
       result.test = metrics.test;

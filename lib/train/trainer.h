@@ -52,6 +52,9 @@ struct TrainingData {
   TrainingSplitPtr train, eval, test;
   /// The eval split is the test split (AdaLoRA's protocol): evaluate once per epoch; `test` is unused.
   bool eval_is_test = false;
+  /// No held-out split to choose an epoch by (VTAB-1k's final stage trains on every labelled image):
+  /// only the last epoch is scored and reported (earlier epochs record their training loss only).
+  bool report_last_epoch = false;
 };
 
 /// Trains `model` on data.train for options.epochs and returns the per-epoch and best-epoch metrics.

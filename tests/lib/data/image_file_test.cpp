@@ -1,0 +1,120 @@
+#include "data/image_file.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include <jpeglib.h>
+
+#include "support/reference_python.h"
+#include "support/temp_dir.h"
+
+using namespace capaboost;
+
+namespace {
+
+int reference_value(int x, int y, int c) { return (37 * x + 11 * y + 5 * c) % 256; }
+
+std::string error_of(const std::string& path) {
+  try {
+    read_image_file(path);
+  } catch (const std::exception& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// A constant-colour RGB JPEG written with libjpeg's compressor at quality 95.
+void write_constant_jpeg(const std::string& path, int width, int height, const uint8_t rgb[3]) {
+  FILE* file = std::fopen(path.c_str(), "wb");
+  REQUIRE(file != nullptr);
+  jpeg_compress_struct info;
+  jpeg_error_mgr error;
+  info.err = jpeg_std_error(&error);
+  jpeg_create_compress(&info);
+  jpeg_stdio_dest(&info, file);
+  info.image_width = JDIMENSION(width);
+  info.image_height = JDIMENSION(height);
+  info.input_components = 3;
+  info.in_color_space = JCS_RGB;
+  jpeg_set_defaults(&info);
+  jpeg_set_quality(&info, 95, TRUE);
+  jpeg_start_compress(&info, TRUE);
+  std::vector<uint8_t> row(size_t(width) * 3);
+  for (int x = 0; x < width; ++x) std::copy(rgb, rgb + 3, row.begin() + x * 3);
+  while (info.next_scanline < info.image_height) {
+    JSAMPROW pointer = row.data();
+    jpeg_write_scanlines(&info, &pointer, 1);
+  }
+  jpeg_finish_compress(&info);
+  jpeg_destroy_compress(&info);
+  std::fclose(file);
+}
+
+}  // namespace
+
+TEST_CASE("PNG files written byte by byte by an independent writer decode to their pixels", "[data][image]") {
+  const auto python = capaboost::testing::system_python();
+  if (!python) {
+    WARN("skipped: no system python3 to write the reference PNG files");
+    return;
+  }
+  capaboost::testing::TempDir dir;
+  const auto written = capaboost::testing::run_command("'" + *python + "' '" CAPABOOST_SOURCE_DIR
+                                                       "/tests/lib/data/write_png_reference.py' '" +
+                                                       dir.path().string() + "'");
+  REQUIRE(written.exit_code == 0);
+  const auto rgb = read_image_file(dir.file("rgb.png"));
+  REQUIRE(rgb.sizes() == torch::IntArrayRef({5, 7, 3}));
+  const auto gray = read_image_file(dir.file("gray.png"));
+  REQUIRE(gray.sizes() == torch::IntArrayRef({5, 7, 1}));
+  const auto palette = read_image_file(dir.file("palette.png"));
+  REQUIRE(palette.sizes() == torch::IntArrayRef({5, 7, 3}));
+  int mismatches = 0;
+  for (int y = 0; y < 5; ++y) {
+    for (int x = 0; x < 7; ++x) {
+      for (int c = 0; c < 3; ++c) mismatches += rgb[y][x][c].item<int>() != reference_value(x, y, c);
+      mismatches += gray[y][x][0].item<int>() != reference_value(x, y, 0);
+      const int entry = (x + y) % 4;
+      mismatches += palette[y][x][0].item<int>() != 60 * entry;
+      mismatches += palette[y][x][1].item<int>() != 255 - 60 * entry;
+      mismatches += palette[y][x][2].item<int>() != 30 * entry;
+    }
+  }
+  CHECK(mismatches == 0);
+}
+
+TEST_CASE("PNG files the suite writes read back exactly", "[data][image]") {
+  capaboost::testing::TempDir dir;
+  const auto image = torch::randint(0, 256, {9, 6, 3}, torch::kUInt8);
+  write_png_file(dir.file("round.png"), image);
+  CHECK(torch::equal(read_image_file(dir.file("round.png")), image));
+}
+
+TEST_CASE("JPEG files decode to RGB within JPEG's rounding", "[data][image]") {
+  capaboost::testing::TempDir dir;
+  const uint8_t colour[3] = {200, 120, 40};
+  write_constant_jpeg(dir.file("flat.jpg"), 24, 16, colour);
+  const auto image = read_image_file(dir.file("flat.jpg"));
+  REQUIRE(image.sizes() == torch::IntArrayRef({16, 24, 3}));
+  for (int c = 0; c < 3; ++c) {
+    const auto channel = image.select(2, c).to(torch::kInt32);
+    CHECK((channel - colour[c]).abs().max().item<int>() <= 2);  // YCbCr round trip at quality 95
+  }
+}
+
+TEST_CASE("unreadable images are errors naming the file", "[data][image]") {
+  capaboost::testing::TempDir dir;
+  std::ofstream(dir.file("notes.png")) << "not an image at all";
+  CHECK_THAT(error_of(dir.file("notes.png")), Catch::Contains("notes.png") && Catch::Contains("neither PNG nor JPEG"));
+  std::ofstream(dir.file("broken.jpg"), std::ios::binary) << std::string("\xFF\xD8\xFF\xE0garbage", 11);
+  CHECK_THAT(error_of(dir.file("broken.jpg")), Catch::Contains("broken.jpg") && Catch::Contains("damaged"));
+  capaboost::testing::TempDir other;
+  write_png_file(other.file("cut.png"), torch::randint(0, 256, {32, 32, 3}, torch::kUInt8));
+  std::ifstream in(other.file("cut.png"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(dir.file("cut.png"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  CHECK_THAT(error_of(dir.file("cut.png")), Catch::Contains("cut.png"));
+  CHECK_THAT(error_of(dir.file("absent.png")), Catch::Contains("cannot open"));
+}
