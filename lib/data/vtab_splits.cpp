@@ -45,8 +45,10 @@ std::string stage_description(VtabStage stage) {
              : "VTAB-1k final stage: train on all 1,000, the last epoch scored on the test split";
 }
 
-// One list file: "<relative image path> <label>" per line.
-ImageExamples read_list(const fs::path& folder, const std::string& name, nlohmann::json& files) {
+// One list file: "<relative image path> <label>" per line. Every line is checked; only the first `limit`
+// images are decoded (0: all). `listed` receives the number of lines.
+ImageExamples read_list(const fs::path& folder, const std::string& name, nlohmann::json& files, int64_t limit = 0,
+                        int64_t* listed = nullptr) {
   const fs::path path = folder / name;
   std::ifstream in(path);
   if (!in) throw MissingDataError("VTAB-1k: " + path.string() + " is missing (" + name +
@@ -56,7 +58,7 @@ ImageExamples read_list(const fs::path& folder, const std::string& name, nlohman
   files.push_back({{"file", path.string()}, {"sha256", sha256_hex(content.str())}});
   ImageExamples examples;
   std::string line;
-  int64_t number = 0;
+  int64_t number = 0, entries = 0;
   while (std::getline(content, line)) {
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -67,9 +69,13 @@ ImageExamples read_list(const fs::path& folder, const std::string& name, nlohman
     fields >> image >> label;
     TORCH_CHECK(!fields.fail() && label >= 0 && !(fields >> extra), "VTAB-1k: ", path.string(), " line ", number,
                 ": expected \"<image path> <label>\", got \"", line, "\"");
-    examples.images.push_back(read_image_file((folder / image).string()));
-    examples.labels.push_back(label);
+    if (limit <= 0 || entries < limit) {
+      examples.images.push_back(read_image_file((folder / image).string()));
+      examples.labels.push_back(label);
+    }
+    ++entries;
   }
+  if (listed) *listed = entries;
   return examples;
 }
 
@@ -122,8 +128,8 @@ std::vector<std::string> vtab1k_list_files(VtabStage stage) {
 
 VtabSplits read_vtab1k_folder(const fs::path& folder, VtabStage stage, int64_t test_limit) {
   nlohmann::json files = nlohmann::json::array();
-  const ImageExamples full_test = read_list(folder, "test.txt", files);
-  const ImageExamples test = first(full_test, test_limit);
+  int64_t listed_test = 0;
+  const ImageExamples test = read_list(folder, "test.txt", files, test_limit, &listed_test);
   VtabSplits splits;
   if (stage == VtabStage::kSelect) {
     const ImageExamples train = read_list(folder, "train800.txt", files);
@@ -144,7 +150,7 @@ VtabSplits read_vtab1k_folder(const fs::path& folder, VtabStage stage, int64_t t
                        {"train_size", splits.train.size()},
                        {"eval_size", splits.eval.size()},
                        {"test_size", splits.eval_is_test ? splits.eval.size() : splits.test.size()},
-                       {"test_limited", test.size() < full_test.size()}};
+                       {"test_limited", test.size() < listed_test}};
   return splits;
 }
 

@@ -226,9 +226,9 @@ bool is_complete_backbone(const fs::path& dir, const std::string& key) {
   }
 }
 
-void build_cached_directory(const fs::path& dir, const std::string& key,
+bool build_cached_directory(const fs::path& dir, const std::string& key,
                             const std::function<void(const fs::path& tmp)>& build) {
-  if (is_complete_backbone(dir, key)) return;
+  if (is_complete_backbone(dir, key)) return false;
   const auto parent = dir.parent_path();
   const auto name = dir.filename().string();
   fs::create_directories(parent);
@@ -241,7 +241,7 @@ void build_cached_directory(const fs::path& dir, const std::string& key,
     if (is_complete_backbone(dir, key)) {
       // A concurrent build of the same key finished first: its result is as good as ours.
       fs::remove_all(tmp);
-      return;
+      return true;
     }
     TORCH_CHECK(is_complete_backbone(tmp, key), "backbone build of ", dir.string(),
                 " finished without config.json, model.safetensors and a pretrain.json recording its key");
@@ -252,6 +252,7 @@ void build_cached_directory(const fs::path& dir, const std::string& key,
     fs::remove_all(tmp, ignored);
     throw;
   }
+  return true;
 }
 
 std::optional<std::string> find_backbone(const BackboneRecipe& recipe, const BackboneStages& stages,
@@ -264,14 +265,10 @@ std::optional<std::string> find_backbone(const BackboneRecipe& recipe, const Bac
 std::string ensure_backbone(const BackboneRecipe& recipe, const BackboneStages& stages,
                             const BackboneEnvironment& env) {
   const auto located = locate(recipe, stages, env);
-  if (is_complete_backbone(located.dir, located.key)) {
-    say(recipe, "cached at " + located.dir.string());
-    return located.dir.string();
-  }
-  build_cached_directory(located.dir, located.key, [&](const fs::path& tmp) {
+  const bool built = build_cached_directory(located.dir, located.key, [&](const fs::path& tmp) {
     build_into(tmp, recipe, stages, located.corpus, located.key, located.corpus_seconds);
   });
-  say(recipe, "written to " + located.dir.string());
+  say(recipe, (built ? "written to " : "cached at ") + located.dir.string());
   return located.dir.string();
 }
 

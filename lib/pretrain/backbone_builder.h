@@ -113,8 +113,9 @@ bool is_complete_backbone(const std::filesystem::path& dir, const std::string& k
 
 /// Makes `dir` a complete backbone for `key` unless it is one: `build` writes into a temporary sibling
 /// (pretrain.json with "key" last), which is renamed into place; a killed build leaves only a temporary
-/// directory, removed by the next build once its process is gone. Any recipe's builder uses it.
-void build_cached_directory(const std::filesystem::path& dir, const std::string& key,
+/// directory, removed by the next build once its process is gone. Any recipe's builder uses it. Returns
+/// false when `dir` was complete already (nothing built).
+bool build_cached_directory(const std::filesystem::path& dir, const std::string& key,
                             const std::function<void(const std::filesystem::path& tmp)>& build);
 
 }  // namespace capaboost

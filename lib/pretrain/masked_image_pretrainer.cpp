@@ -24,16 +24,15 @@ torch::Tensor patch_masks(int64_t count, int64_t patches, double ratio, uint64_t
   return torch::stack(rows);
 }
 
-// Masked-pixel L1 on held-out images in batches, with fixed masks; no gradients.
-double heldout_loss(VitForMaskedImageModelingImpl& model, const torch::Tensor& heldout, int64_t batch_size,
-                    double ratio, uint64_t seed) {
+// Masked-pixel L1 on held-out images in batches, with their fixed masks (M, patches); no gradients.
+double heldout_loss(VitForMaskedImageModelingImpl& model, const torch::Tensor& heldout, const torch::Tensor& heldout_masks,
+                    int64_t batch_size) {
   torch::NoGradGuard no_grad;
   model.eval();
   double total = 0;
-  const int64_t patches = model.options.num_patches();
   for (int64_t start = 0; start < heldout.size(0); start += batch_size) {
     const int64_t count = std::min(batch_size, heldout.size(0) - start);
-    const auto masks = patch_masks(count, patches, ratio, seed, uint64_t(start));
+    const auto masks = heldout_masks.slice(0, start, start + count);
     // The loss is a mean over masked pixels; each batch masks the same number per image, so weighting by
     // the image count gives the mean over all held-out masked pixels.
     total += model.forward(heldout.slice(0, start, start + count), masks).loss.item<double>() * double(count);
@@ -42,12 +41,10 @@ double heldout_loss(VitForMaskedImageModelingImpl& model, const torch::Tensor& h
   return total / double(heldout.size(0));
 }
 
-double mean_image_loss(const torch::Tensor& train, const torch::Tensor& heldout, int64_t patch_size, double ratio,
-                       uint64_t seed) {
+double mean_image_loss(const torch::Tensor& train, const torch::Tensor& heldout, const torch::Tensor& heldout_masks,
+                       int64_t patch_size) {
   const auto mean = train.mean(0, /*keepdim=*/true).expand_as(heldout);
-  const int64_t patches = (heldout.size(2) / patch_size) * (heldout.size(3) / patch_size);
-  const auto masks = patch_masks(heldout.size(0), patches, ratio, seed, 0);
-  return masked_image_loss(heldout, mean, masks, patch_size).item<double>();
+  return masked_image_loss(heldout, mean, heldout_masks, patch_size).item<double>();
 }
 
 }  // namespace
@@ -79,9 +76,9 @@ torch::Tensor random_patch_mask(int64_t patches, double ratio, uint64_t seed, ui
   TORCH_CHECK(ratio > 0 && ratio < 1, "masked image modelling: mask_ratio must be in (0, 1), got ", ratio);
   const auto masked = static_cast<int64_t>(std::llround(ratio * double(patches)));
   const auto order = seeded_permutation(patches, derive_seed(seed, index));
-  auto mask = torch::zeros({patches}, torch::kBool);
-  for (int64_t i = 0; i < masked; ++i) mask[order[size_t(i)]] = true;
-  return mask;
+  std::vector<uint8_t> flags(size_t(patches), 0);
+  for (int64_t i = 0; i < masked; ++i) flags[size_t(order[size_t(i)])] = 1;
+  return torch::tensor(flags, torch::kUInt8).to(torch::kBool);
 }
 
 MaskedImagePretrainResult pretrain_masked_images(VitForMaskedImageModelingImpl& model, const torch::Tensor& train,
@@ -101,9 +98,10 @@ MaskedImagePretrainResult pretrain_masked_images(VitForMaskedImageModelingImpl& 
   const auto parameters = model.parameters();
   const int64_t patches = model.options.num_patches();
 
+  // The held-out masks are drawn once: every evaluation scores the same masked pixels.
+  const auto heldout_masks = patch_masks(heldout.size(0), patches, options.mask_ratio(), heldout_stream, 0);
   MaskedImagePretrainResult result;
-  result.mean_image_heldout_loss =
-      mean_image_loss(train, heldout, model.options.patch_size(), options.mask_ratio(), heldout_stream);
+  result.mean_image_heldout_loss = mean_image_loss(train, heldout, heldout_masks, model.options.patch_size());
   ProgressBar bar(ProgressOptions(options.steps()).label(options.label()).unit("img"));
   std::vector<int64_t> order;
   int64_t epoch = -1, cursor = 0;
@@ -141,8 +139,7 @@ MaskedImagePretrainResult pretrain_masked_images(VitForMaskedImageModelingImpl& 
       MaskedImageEvalPoint point;
       point.step = step + 1;
       point.train_loss = loss_since_eval / double(steps_since_eval);
-      point.heldout_loss =
-          heldout_loss(model, heldout, options.batch_size(), options.mask_ratio(), heldout_stream);
+      point.heldout_loss = heldout_loss(model, heldout, heldout_masks, options.batch_size());
       point.lr = lr;
       point.elapsed_seconds = seconds_since(start);
       result.log.push_back(point);

@@ -169,12 +169,11 @@ std::string ensure_vision_backbone(const VisionBackboneRecipe& recipe, const Bac
   const std::string images_sha256 = file_sha256(recipe.images_path);
   const std::string key = sha256_hex(recipe.key_material(images_sha256).dump());
   const auto dir = backbone_directory(recipe, key, env);
-  const bool cached = is_complete_backbone(dir, key);
+  const bool built =
+      build_cached_directory(dir, key, [&](const fs::path& tmp) { build_into(tmp, recipe, key, images_sha256); });
   if (recipe.pretrain.show_progress()) {
-    fmt::print(stderr, "backbone {}: {}\n", recipe.profile, cached ? "cached at " + dir.string() : "pre-training");
+    fmt::print(stderr, "backbone {}: {} {}\n", recipe.profile, built ? "written to" : "cached at", dir.string());
   }
-  build_cached_directory(dir, key, [&](const fs::path& tmp) { build_into(tmp, recipe, key, images_sha256); });
-  if (!cached && recipe.pretrain.show_progress()) fmt::print(stderr, "backbone {}: written to {}\n", recipe.profile, dir.string());
   return dir.string();
 }
 

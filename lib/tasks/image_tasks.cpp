@@ -126,11 +126,9 @@ ImageExamples read_fashion_mnist(const std::string& prefix) {
   TORCH_CHECK(images.dim() == 3 && labels.dim() == 1 && images.size(0) == labels.size(0), "Fashion-MNIST ", prefix,
               ": ", images.sizes(), " images but ", labels.sizes(), " labels in ", folder.string());
   ImageExamples examples;
-  const auto label_values = labels.to(torch::kInt64);
-  for (int64_t i = 0; i < images.size(0); ++i) {
-    examples.images.push_back(images[i].unsqueeze(2));  // (28, 28, 1)
-    examples.labels.push_back(label_values[i].item<int64_t>());
-  }
+  const uint8_t* label_values = labels.data_ptr<uint8_t>();
+  examples.labels.assign(label_values, label_values + labels.size(0));
+  for (int64_t i = 0; i < images.size(0); ++i) examples.images.push_back(images[i].unsqueeze(2));  // (28, 28, 1)
   return examples;
 }
 

@@ -149,7 +149,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
     metrics.test_score = test.selection;
     metrics.seconds = seconds_since(epoch_start);
     // Strictly greater: the earliest epoch wins ties, as Hugging Face's load_best_model_at_end.
-    if (result.best_epoch == 0 || metrics.eval_score > result.eval_score || data.report_last_epoch) {
+    if (result.best_epoch == 0 || metrics.eval_score > result.eval_score) {
       result.best_epoch = metrics.epoch;
       result.eval_score = metrics.eval_score;
       result.test = metrics.test;
