@@ -1,7 +1,10 @@
-// fp32 GEMM throughput at RoBERTa-base shapes: the number that tells whether the BLAS is fast.
+// GEMM throughput at RoBERTa-base shapes: fp32 tells whether the BLAS is fast; bf16 (oneDNN, CPUs with
+// AVX512-BF16 or AMX only) bounds what a bf16 run can gain.
 
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
+
+#include "runtime/precision.h"
 
 namespace {
 
@@ -20,5 +23,24 @@ void BM_SgemmRobertaShape(benchmark::State& state) {
       benchmark::Counter(2.0 * m * k * n / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_SgemmRobertaShape)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Bf16GemmRobertaShape(benchmark::State& state) {
+  if (capaboost::runtime::cpu_bf16_support().empty()) {
+    state.SkipWithError("no AVX512-BF16 or AMX-BF16 on this CPU");
+    return;
+  }
+  torch::NoGradGuard no_grad;
+  const int64_t m = 4096, k = 768, n = 768;
+  auto a = torch::randn({m, k}).to(torch::kBFloat16);
+  auto b = torch::randn({k, n}).to(torch::kBFloat16);
+  auto c = torch::mm(a, b);
+  for (auto _ : state) {
+    torch::mm_out(c, a, b);
+    benchmark::DoNotOptimize(c.data_ptr());
+  }
+  state.counters["GFLOP"] =
+      benchmark::Counter(2.0 * m * k * n / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Bf16GemmRobertaShape)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -2,7 +2,8 @@
 """Turn one Google Benchmark JSON run of capaboost_bench into the ratios the project tracks.
 
 Ratios come from a single run (timings on a shared 2-core machine drift between runs):
-CapaBoost(d, r) against LoRA of rank d*r, and CapaBoost-adapter(d, bn) against adapter of d*bn.
+CapaBoost(d, r) against LoRA of rank d*r, CapaBoost-adapter(d, bn) against adapter of d*bn, and bf16
+against fp32 (the LoRA step and the GEMM; absent where the CPU has no bf16 and those were skipped).
 Ratios above the target are flagged, not fatal: one noisy run must not fail `make bench`.
 Usage: ratios.py results.json
 """
@@ -18,6 +19,14 @@ PAIRS = [
     ("BM_CapaBoostAdapter/d:2/bn:64", "BM_Adapter/bn:64", "CapaBoost-adapter d=2 bn=64 / adapter bn=64"),
 ]
 TARGET = 1.15  # the foundation issue's bound for CapaBoost(d, r) vs LoRA(d*r)
+# bf16 against fp32, same step: issue #21's goal is at most half the fp32 step.
+PRECISION_PAIRS = [
+    ("BM_RobertaBaseLoraStep/full_last_layer:1/bf16:1", "BM_RobertaBaseLoraStep/full_last_layer:1/bf16:0",
+     "RoBERTa-base LoRA step, bf16 / fp32 (full last layer)", 0.5),
+    ("BM_RobertaBaseLoraStep/full_last_layer:0/bf16:1", "BM_RobertaBaseLoraStep/full_last_layer:0/bf16:0",
+     "RoBERTa-base LoRA step, bf16 / fp32", 0.5),
+    ("BM_Bf16GemmRobertaShape", "BM_SgemmRobertaShape", "GEMM 4096x768x768, bf16 / fp32", None),
+]
 
 
 def main(path):
@@ -25,9 +34,9 @@ def main(path):
         run = json.load(f)
     times = {}
     for bench in run["benchmarks"]:
-        if bench.get("run_type", "iteration") != "iteration":
+        if bench.get("run_type", "iteration") != "iteration" or bench.get("error_occurred"):
             continue
-        name = re.sub(r"/(min_time:[0-9.]+|real_time)", "", bench["name"])
+        name = re.sub(r"/(min_time:[0-9.]+|iterations:[0-9]+|real_time)", "", bench["name"])
         times[name] = bench["real_time"]
         if "GFLOP" in bench:
             print(f"{name}: {bench['GFLOP']:.1f} GFLOP/s")
@@ -39,6 +48,12 @@ def main(path):
         flag = ""
         if against_rank_dr:
             flag = "  ok" if ratio <= TARGET else f"  ABOVE TARGET {TARGET}"
+        print(f"{label}: {ratio:.3f}{flag}")
+    for low, high, label, target in PRECISION_PAIRS:
+        if low not in times or high not in times:
+            continue
+        ratio = times[low] / times[high]
+        flag = "" if target is None else ("  ok" if ratio <= target else f"  ABOVE TARGET {target}")
         print(f"{label}: {ratio:.3f}{flag}")
     return 0
 

@@ -7,8 +7,11 @@
 //
 // Arg full_last_layer: 0 is the model's default pass (the last layer computes only the first token,
 // all the classification head reads); 1 forces the full last layer, as transformers computes it.
+// Arg bf16 (LoRA step): 1 runs the products in bf16 (runtime/precision.h), as `precision: bf16` runs;
+// skipped on CPUs without AVX512-BF16 / AMX-BF16.
 
 #include <benchmark/benchmark.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
 
 #include <cstdlib>
@@ -21,6 +24,7 @@
 #include "peft/lora.h"
 #include "peft/method_registry.h"
 #include "runtime/caching_cpu_allocator.h"
+#include "runtime/precision.h"
 #include "sites/site_registry.h"
 #include "train/optimizer_setup.h"
 #include "train/trainable_selection.h"
@@ -83,6 +87,11 @@ BENCHMARK(BM_RobertaBaseForward)
     ->UseRealTime();
 
 void BM_RobertaBaseLoraStep(benchmark::State& state) {
+  const auto precision = state.range(1) != 0 ? runtime::Precision::kBf16 : runtime::Precision::kFp32;
+  if (precision == runtime::Precision::kBf16 && runtime::cpu_bf16_support().empty()) {
+    state.SkipWithError("no AVX512-BF16 or AMX-BF16 on this CPU");
+    return;
+  }
   auto w = make_workload(state.range(0) != 0);
   w.model->train();  // dropout 0.1 on, as in fine-tuning
   std::vector<torch::Tensor> trainable;
@@ -91,12 +100,26 @@ void BM_RobertaBaseLoraStep(benchmark::State& state) {
   }
   torch::optim::AdamW optimizer(trainable, torch::optim::AdamWOptions(1e-4).weight_decay(0.1));
   const auto step = [&] {
-    auto logits = w.model->forward(w.input_ids, w.attention_mask, {}, w.outputs).logits;
-    w.model->loss(logits, w.labels).backward();
+    torch::Tensor loss;
+    {
+      // As the trainer: products in the run's precision, the loss from fp32 logits, backward outside.
+      const runtime::PrecisionScope scope(precision);
+      auto logits = w.model->forward(w.input_ids, w.attention_mask, {}, w.outputs).logits.to(torch::kFloat);
+      loss = w.model->loss(logits, w.labels);
+    }
+    loss.backward();
     optimizer.step();
     optimizer.zero_grad();
   };
   step();  // warm-up
+  // CAPABOOST_PROFILE_DIR: one more step under LibTorch's profiler, written as a Chrome trace per case
+  // (bench/profile_summary.py totals it by op): where a step's time goes besides the GEMMs.
+  if (const char* dir = std::getenv("CAPABOOST_PROFILE_DIR")) {
+    torch::autograd::profiler::RecordProfile profile(std::string(dir) + "/lora_step_full" +
+                                                     std::to_string(state.range(0)) + "_bf16" +
+                                                     std::to_string(state.range(1)) + ".json");
+    step();
+  }
   for (auto _ : state) step();
   state.counters["trainable"] =
       static_cast<double>(std::accumulate(trainable.begin(), trainable.end(), int64_t{0},
@@ -104,9 +127,8 @@ void BM_RobertaBaseLoraStep(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kBatch * kTokens);
 }
 BENCHMARK(BM_RobertaBaseLoraStep)
-    ->Arg(0)
-    ->Arg(1)
-    ->ArgName("full_last_layer")
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"full_last_layer", "bf16"})
     ->Iterations(3)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

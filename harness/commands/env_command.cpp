@@ -5,6 +5,7 @@
 
 #include "commands/commands.h"
 #include "runtime/blas_runtime.h"
+#include "runtime/precision.h"
 
 namespace capaboost::harness {
 
@@ -21,6 +22,8 @@ Command env_command(CLI::App& app) {
             const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
             fmt::print("OMP_WAIT_POLICY    {}\n", wait_policy != nullptr ? wait_policy : "(unset)");
             fmt::print("threads       {}\n", info.threads);
+            const std::string bf16 = runtime::cpu_bf16_support();
+            fmt::print("cpu bf16      {}\n", bf16.empty() ? "none (precision: bf16 is refused here)" : bf16);
             const double gflops = runtime::measure_gemm_gflops();
             const double floor = runtime::expected_min_gemm_gflops(info.threads);
             fmt::print("sgemm 4096x768x768  {:.1f} GFLOP/s (slow below {:.0f}){}\n", gflops, floor,

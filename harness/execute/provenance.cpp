@@ -1,6 +1,7 @@
 #include "execute/provenance.h"
 
 #include "runtime/blas_runtime.h"
+#include "runtime/precision.h"
 
 #include <torch/torch.h>
 #include <unistd.h>
@@ -45,6 +46,7 @@ nlohmann::json collect() {
           {"blas_vendor", blas.vendor},
           {"blas_kernel", blas.kernel},
           {"openblas_coretype_env", blas.coretype_env},
+          {"cpu_bf16", runtime::cpu_bf16_support()},
           {"omp_wait_policy", std::getenv("OMP_WAIT_POLICY") != nullptr ? std::getenv("OMP_WAIT_POLICY") : ""}};
 }
 

@@ -82,6 +82,11 @@ Resolved resolve_runs(const Spec& spec, const std::string& profile, const DataFi
     run.label = draft.label;
     run.measure = draft.measure;
     run.config = resolution.config;
+    for (const auto& def : resolution.definitions) {
+      if (!def.keyed_at_default && run.config.contains(def.name) && run.config[def.name] == def.fallback) {
+        run.unkeyed.push_back(def.name);
+      }
+    }
     run.data_fingerprint = data ? data(run.config) : "none";
     if (model) run.model_fingerprint = model(run.config);
     run.key = run_key(run);

@@ -13,6 +13,9 @@ struct RunConfig {
   std::string measure;  ///< what the run computes
   /// Every effective parameter: what the spec gave, every default filled (params/resolution.h).
   nlohmann::json config = nlohmann::json::object();
+  /// Names in `config` at a default declared unkeyed_at_default (params/parameter.h): left out of the
+  /// key, so runs recorded before the parameter existed keep their keys.
+  std::vector<std::string> unkeyed;
   std::string data_fingerprint;  ///< "none" for runs without a dataset
   /// Identity of a backbone the suite builds itself (its recipe), empty for every other model: a
   /// spec that says `model: mini` must not reuse runs of an encoder built by an older recipe.

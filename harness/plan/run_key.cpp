@@ -6,8 +6,10 @@ namespace capaboost::harness {
 
 std::string canonical_run_text(const RunConfig& run) {
   // nlohmann::json objects keep keys sorted, so dump() is canonical.
+  nlohmann::json config = run.config;
+  for (const auto& name : run.unkeyed) config.erase(name);
   nlohmann::json canonical = {{"measure", run.measure},
-                              {"config", run.config},
+                              {"config", config},
                               {"code_version", kCodeVersion},
                               {"data", run.data_fingerprint}};
   if (!run.model_fingerprint.empty()) canonical["model"] = run.model_fingerprint;

@@ -14,7 +14,8 @@ namespace capaboost::harness {
 inline constexpr const char* kCodeVersion = "capaboost-bench/2";
 
 /// The canonical text hashed into a run key: sorted-key JSON of measure, config, code version and data
-/// fingerprint, plus the model fingerprint when there is one. Independent of key order in the YAML.
+/// fingerprint, plus the model fingerprint when there is one; the config without `run.unkeyed`.
+/// Independent of key order in the YAML.
 std::string canonical_run_text(const RunConfig& run);
 
 /// SHA-256 of canonical_run_text(run), hex.

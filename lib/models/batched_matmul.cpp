@@ -1,6 +1,7 @@
 #include "models/batched_matmul.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/autocast_mode.h>
 
 #include "runtime/direct_sgemm.h"
 
@@ -101,6 +102,13 @@ torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b, dou
               "batched_matmul: batch shapes of a ", a.sizes(), " and b ", b.sizes(), " differ");
   TORCH_CHECK(a.size(-1) == b.size(-2), "batched_matmul: a ", a.sizes(), " @ b ", b.sizes(),
               ": inner dimensions differ");
+  if (at::autocast::is_cpu_enabled()) {
+    // Under CPU autocast (runtime/precision.h) the product runs as autocast runs torch::matmul: both
+    // operands in its lower precision, oneDNN's batched GEMM over the whole batch in one call (its bf16
+    // kernels are what bf16 runs are for; the per-matrix float32 path above does not apply).
+    const auto product = torch::matmul(a, b);  // (…, n, m), autocast's dtype
+    return alpha == 1.0 ? product : product * alpha;
+  }
   TORCH_CHECK(a.scalar_type() == b.scalar_type(), "batched_matmul: dtypes differ (", a.scalar_type(), " vs ",
               b.scalar_type(), ")");
   return BatchedMatmul::apply(a, b, alpha);

@@ -16,7 +16,8 @@ namespace capaboost {
 /// BLAS's sgemm (runtime/direct_sgemm.h): at GLUE lengths (~20 tokens) ATen's per-call overhead on
 /// each tiny matrix costs more than the product. Inputs may be strided views whose matrices have a
 /// unit stride in either dimension — heads split off a (B, T, C) projection by view + permute are used
-/// without a copy.
+/// without a copy. Under CPU autocast (a bf16 run, runtime/precision.h) it is autocast's torch::matmul:
+/// operands of either dtype, the product in autocast's precision.
 torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b, double alpha = 1.0);
 
 }  // namespace capaboost

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "util/closest_match.h"
 
@@ -80,6 +81,13 @@ ParameterDef& ParameterDef::defaults_to(nlohmann::json value) {
 ParameterDef& ParameterDef::derived(std::string rule_text, std::function<nlohmann::json(const nlohmann::json&)> compute) {
   derived_rule = std::move(rule_text);
   derive = std::move(compute);
+  return *this;
+}
+ParameterDef& ParameterDef::unkeyed_at_default() {
+  if (fallback.is_null()) {
+    throw std::logic_error(fmt::format("parameter '{}': unkeyed_at_default needs a plain default (defaults_to first)", name));
+  }
+  keyed_at_default = false;
   return *this;
 }
 ParameterDef& ParameterDef::optional() {

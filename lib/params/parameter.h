@@ -42,6 +42,10 @@ struct ParameterDef {
   /// A default computed from the parameters resolved before this one (declaration order); `rule`
   /// documents it ("diff when branches > 1, else none").
   ParameterDef& derived(std::string rule, std::function<nlohmann::json(const nlohmann::json& resolved)> compute);
+  /// For a parameter added after runs were recorded, whose default reproduces those runs: at its
+  /// default it stays in the run's config but is left out of the run key, so the recorded runs still
+  /// match; any other value is keyed. Call after defaults_to.
+  ParameterDef& unkeyed_at_default();
   /// No default: the parameter may stay unset (an alternative way to give another parameter).
   ParameterDef& optional();
   ParameterDef& at_least(double bound);
@@ -65,6 +69,7 @@ struct ParameterDef {
   std::string derived_rule;
   std::function<nlohmann::json(const nlohmann::json&)> derive;
   bool may_be_unset = false;
+  bool keyed_at_default = true;  ///< false: see unkeyed_at_default
   std::optional<double> min, max;
   bool min_exclusive = false;
   std::function<std::vector<std::string>()> choices;

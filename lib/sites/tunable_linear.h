@@ -29,7 +29,9 @@ class TunableLinearImpl : public torch::nn::Module {
 
   /// (Re)creates weight and bias with torch::nn::Linear's initialisation.
   void reset();
-  /// x: (…, in) → (…, out).
+  /// x: (…, in) → (…, out). Under CPU autocast (a bf16 run, runtime/precision.h) a frozen weight's
+  /// lower-precision copy is kept between calls instead of cast anew every forward (autocast caches
+  /// only weights that train); it is remade when the weight changes in place or is replaced.
   torch::Tensor forward(const torch::Tensor& x);
 
   /// Attaches `tuner` as child module `tuner->kind()`; at most one tuner per site.
@@ -53,8 +55,14 @@ class TunableLinearImpl : public torch::nn::Module {
   torch::Tensor bias;    // (out) or undefined
 
  private:
+  /// The weight as the product should read it: `weight`, or its cached autocast-precision copy.
+  const torch::Tensor& product_weight();
+
   SiteTunerPtr tuner_;
   bool merged_ = false;
+  torch::Tensor lowp_weight_;  // (out, in) in autocast's dtype, or undefined
+  const void* lowp_source_ = nullptr;
+  int64_t lowp_version_ = -1;
 };
 TORCH_MODULE(TunableLinear);
 

@@ -44,7 +44,8 @@ class EvalModeGuard {
 
 }  // namespace
 
-Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t batch_size) {
+Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t batch_size,
+                     runtime::Precision precision) {
   TORCH_CHECK(split.size() > 0, "evaluate_model: the evaluation split is empty");
   EvalModeGuard eval_mode(model);
   torch::NoGradGuard no_grad;
@@ -53,7 +54,12 @@ Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t b
   auto scorer = split.scorer();
   for (const auto& indices : make_batches(order, batch_size)) {
     const Batch batch = split.collate(indices, BatchPadding::kLongest);
-    scorer->add(model.forward_batch(batch), batch);
+    torch::Tensor outputs;
+    {
+      const runtime::PrecisionScope scope(precision);
+      outputs = model.forward_batch(batch);
+    }
+    scorer->add(outputs.to(torch::kFloat), batch);  // scorers read fp32, whatever the products ran in
   }
   return scorer->finish();
 }
@@ -103,11 +109,16 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
       const Batch batch = data.train->collate(indices, options.padding());
       scale_learning_rates(*optimizer, peak_rates, options.lr(), schedule.lr(result.steps));
       optimizer->zero_grad();
-      const torch::Tensor outputs = model.forward_batch(batch);  // (B, num_labels) for classification
-      torch::Tensor loss = model.batch_loss(outputs, batch);
+      torch::Tensor outputs, loss, regularizer;
+      {
+        // bf16 runs: the products inside in bf16, the loss from fp32 outputs; backward outside the scope.
+        const runtime::PrecisionScope scope(options.precision());
+        outputs = model.forward_batch(batch).to(torch::kFloat);  // (B, num_labels) for classification
+        loss = model.batch_loss(outputs, batch);
+        regularizer = hooks ? hooks->regularization_loss(model, batch, outputs) : torch::Tensor();
+      }
       // The logged loss is the task's, comparable across methods; a method's regulariser trains too.
       const double loss_value = loss.item<double>();
-      const torch::Tensor regularizer = hooks ? hooks->regularization_loss(model, batch, outputs) : torch::Tensor();
       const double regularizer_value = regularizer.defined() ? regularizer.item<double>() : 0.0;
       if (regularizer.defined()) loss = loss + regularizer;
       if (!std::isfinite(loss_value) || !std::isfinite(regularizer_value)) {
@@ -141,8 +152,8 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
       result.epochs.push_back(std::move(metrics));
       continue;
     }
-    const Score eval = evaluate_model(model, *data.eval, options.eval_batch_size());
-    const Score test = data.eval_is_test ? eval : evaluate_model(model, *data.test, options.eval_batch_size());
+    const Score eval = evaluate_model(model, *data.eval, options.eval_batch_size(), options.precision());
+    const Score test = data.eval_is_test ? eval : evaluate_model(model, *data.test, options.eval_batch_size(), options.precision());
     metrics.eval = eval.metrics;
     metrics.eval_score = eval.selection;
     metrics.test = test.metrics;

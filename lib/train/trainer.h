@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "models/task_model.h"
+#include "runtime/precision.h"
 #include "train/progress_bar.h"
 #include "train/train_result.h"
 #include "train/training_hooks.h"
@@ -33,6 +34,9 @@ struct TrainerOptions {
   TORCH_ARG(double, warmup_ratio) = 0.06;
   /// Maximum global gradient L2 norm; 0 disables clipping.
   TORCH_ARG(double, grad_clip) = 1.0;
+  /// Precision of the matrix products in forward and evaluation (runtime/precision.h); weights,
+  /// optimizer state and the loss stay fp32. The caller checks the CPU supports it (require_precision).
+  TORCH_ARG(runtime::Precision, precision) = runtime::Precision::kFp32;
   /// Seeds dropout (the global torch generator) and the epoch orders (data/batching.h).
   TORCH_ARG(uint64_t, seed) = 42;
   TORCH_ARG(BatchPadding, padding) = BatchPadding::kLongest;
@@ -63,7 +67,9 @@ struct TrainingData {
 TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const TrainerOptions& options,
                         TrainingHooks* hooks = nullptr);
 
-/// The metrics of `model` on `split` (eval mode, no gradients), in batches of `batch_size`.
-Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t batch_size);
+/// The metrics of `model` on `split` (eval mode, no gradients), in batches of `batch_size`, the
+/// products in `precision`.
+Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t batch_size,
+                     runtime::Precision precision = runtime::Precision::kFp32);
 
 }  // namespace capaboost

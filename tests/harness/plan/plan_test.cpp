@@ -1,4 +1,5 @@
 #include "plan/plan.h"
+#include "plan/run_key.h"
 
 #include "backbones/offline_backbones.h"
 #include "models/deberta_v2.h"
@@ -94,6 +95,30 @@ TEST_CASE("the fingerprint functions join the key", "[harness][plan]") {
     CHECK(fingerprinted[i].data_fingerprint == "data-hash");
     CHECK(fingerprinted[i].model_fingerprint == "recipe:1");
     CHECK(fingerprinted[i].key != plain[i].key);
+  }
+}
+
+TEST_CASE("a parameter unkeyed at its default is recorded but keeps earlier runs' keys", "[harness][plan]") {
+  Spec spec = load_checked_spec(experiment("rte_demo.yaml"));
+  const auto fp32 = plan_runs(spec, "mini");
+  REQUIRE_FALSE(fp32.empty());
+  for (const auto& run : fp32) {
+    CHECK(run.config.at("precision") == "fp32");  // recorded with every default
+    CHECK(run.unkeyed == std::vector<std::string>{"precision"});
+    // The key is that of the same config without the parameter: what runs recorded before it hashed to.
+    RunConfig before = run;
+    before.config.erase("precision");
+    before.unkeyed.clear();
+    CHECK(run.key == run_key(before));
+  }
+  spec.defaults["precision"] = "bf16";
+  spec.default_marks["precision"] = SourceMark{};
+  const auto bf16 = plan_runs(spec, "mini");
+  REQUIRE(bf16.size() == fp32.size());
+  for (size_t i = 0; i < bf16.size(); ++i) {
+    CHECK(bf16[i].unkeyed.empty());
+    CHECK(canonical_run_text(bf16[i]).find(R"("precision":"bf16")") != std::string::npos);
+    CHECK(bf16[i].key != fp32[i].key);
   }
 }
 

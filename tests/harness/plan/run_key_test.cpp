@@ -34,3 +34,19 @@ TEST_CASE("run keys are stable across key order and labels and change with any c
   CHECK(canonical_run_text(e) != canonical_run_text(a));
   CHECK(canonical_run_text(e).find(R"("model":"recipe:123")") != std::string::npos);
 }
+
+TEST_CASE("names listed as unkeyed stay in the config but out of the key", "[harness][plan]") {
+  RunConfig a;
+  a.measure = "finetune";
+  a.config = nlohmann::json::parse(R"({"rank": 8, "precision": "fp32"})");
+  a.data_fingerprint = "none";
+  a.unkeyed = {"precision"};
+  RunConfig without = a;
+  without.config.erase("precision");
+  without.unkeyed.clear();
+  CHECK(canonical_run_text(a) == canonical_run_text(without));
+  CHECK(a.config.contains("precision"));
+  RunConfig keyed = a;
+  keyed.unkeyed.clear();
+  CHECK(run_key(keyed) != run_key(a));
+}

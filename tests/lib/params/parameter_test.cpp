@@ -36,3 +36,11 @@ TEST_CASE("listings show a default, a derivation rule, 'unset' or 'required'", "
   CHECK(ParameterDef::text("method", "m").default_text() == "required");
   CHECK(ParameterDef::text("method", "m").required());
 }
+
+TEST_CASE("unkeyed_at_default needs a plain default", "[params]") {
+  auto precision = ParameterDef::text("precision", "products").defaults_to("fp32");
+  CHECK(precision.keyed_at_default);
+  CHECK_FALSE(precision.unkeyed_at_default().keyed_at_default);
+  auto required = ParameterDef::text("model", "backbone");
+  CHECK_THROWS_WITH(required.unkeyed_at_default(), Catch::Contains("needs a plain default"));
+}

@@ -96,6 +96,23 @@ TEST_CASE("the same seed gives identical metrics twice", "[train][trainer]") {
   CHECK(other_seed.epochs[0].train_loss != first.epochs[0].train_loss);
 }
 
+TEST_CASE("bf16 products train as fp32 does, within bf16's rounding", "[train][trainer][precision]") {
+  REQUIRE_MIRROR_AND_TOKENIZER("CoLA");
+  // ATen computes bf16 on any CPU (slowly without AVX512-BF16): the numerics are checked everywhere.
+  const auto options = TrainerOptions().lr(3e-3).epochs(2).batch_size(16).progress(false);
+  const auto fp32 = train_tiny("CoLA", 128, options);
+  const auto bf16 = train_tiny("CoLA", 128, TrainerOptions(options).precision(runtime::Precision::kBf16));
+  REQUIRE(fp32.ok());
+  REQUIRE(bf16.ok());
+  REQUIRE(bf16.epochs.size() == 2);
+  for (size_t e = 0; e < 2; ++e) {
+    INFO("epoch " << e + 1 << ": fp32 loss " << fp32.epochs[e].train_loss << ", bf16 " << bf16.epochs[e].train_loss);
+    CHECK(bf16.epochs[e].train_loss != fp32.epochs[e].train_loss);  // the products did run in bf16
+    CHECK(bf16.epochs[e].train_loss == Approx(fp32.epochs[e].train_loss).epsilon(0.02));
+  }
+  CHECK(bf16.epochs.back().train_loss < bf16.epochs.front().train_loss);
+}
+
 TEST_CASE("regression fine-tuning reports Pearson and Spearman", "[train][trainer]") {
   REQUIRE_MIRROR_AND_TOKENIZER("STS-B");
   const auto result = train_tiny("STS-B", 64, TrainerOptions().lr(1e-3).epochs(1).batch_size(16).progress(false));
