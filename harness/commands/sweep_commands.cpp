@@ -3,6 +3,7 @@
 #include "execute/executor.h"
 #include "plan/data_fingerprint.h"
 #include "store/record_store.h"
+#include "store/run_claims.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -87,8 +88,10 @@ Command run_command(CLI::App& app) {
             if (opts.retry_failed) opts.worker_args.push_back("--retry-failed");
             const auto summary = execute(sweep.runs, store, opts, sweep.axes);
             if (opts.worker < 0) {
-              fmt::print("{}: {} run, {} failed, {} already recorded (profile '{}')\n", sweep.spec.name,
-                         summary.succeeded, summary.failed, summary.skipped, options->profile);
+              fmt::print("{}: {} run, {} failed, {} already recorded{} (profile '{}')\n", sweep.spec.name,
+                         summary.succeeded, summary.failed, summary.skipped,
+                         summary.elsewhere ? fmt::format(", {} running in another process", summary.elsewhere) : "",
+                         options->profile);
             }
             return summary.failed ? int{kExitError} : int{kExitOk};
           }};
@@ -111,13 +114,19 @@ Command status_command(CLI::App& app) {
               return int{kExitOk};
             }
             const auto sweep = load_sweep(*options);
-            int ok = 0, failed = 0, missing = 0;
+            const RunClaims claims(options->results_dir);
+            int ok = 0, failed = 0, missing = 0, running = 0;
             double ok_seconds = 0.0;  // summed over the finished runs: the compute the results took
             std::set<std::string> seen;
             for (const auto& run : sweep.runs) {
               if (!seen.insert(run.key).second) continue;
               const auto record = store.read(run.key);
-              if (!record) {
+              const auto holder = record ? std::optional<ClaimHolder>() : claims.holder(run.key);
+              if (holder && !claims.is_stale(claims.claim_path(run.key))) {
+                ++running;
+                fmt::print("running {}  {}: {} pid {} since {}\n", run.key.substr(0, 12), run.display_name(sweep.axes),
+                           holder->host, holder->pid, holder->claimed_at);
+              } else if (!record) {
                 ++missing;
               } else if (record->ok()) {
                 ++ok;
@@ -127,8 +136,9 @@ Command status_command(CLI::App& app) {
                 fmt::print("failed  {}  {}: {}\n", run.key.substr(0, 12), run.display_name(sweep.axes), record->reason);
               }
             }
-            fmt::print("{} (profile '{}'): {} ok, {} failed, {} missing; the ok runs took {:.1f} min of run time\n",
-                       sweep.spec.name, options->profile, ok, failed, missing, ok_seconds / 60.0);
+            fmt::print("{} (profile '{}'): {} ok, {} failed, {}{} missing; the ok runs took {:.1f} min of run time\n",
+                       sweep.spec.name, options->profile, ok, failed,
+                       running ? fmt::format("{} running, ", running) : "", missing, ok_seconds / 60.0);
             // Records of this spec and profile that no planned run has: made by older code or an older
             // version of the spec. They stay on disk but are never reused.
             std::map<std::string, int> stale;  // code version → count
@@ -142,7 +152,7 @@ Command status_command(CLI::App& app) {
                          "or an older spec); they are not reused\n",
                          count, version);
             }
-            return failed || missing ? int{kExitIncomplete} : int{kExitOk};
+            return failed || missing || running ? int{kExitIncomplete} : int{kExitOk};
           }};
 }
 

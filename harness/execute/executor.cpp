@@ -3,6 +3,7 @@
 #include "execute/provenance.h"
 #include "plan/run_key.h"
 #include "runtime/process_memory.h"
+#include "store/run_claims.h"
 #include "util/setup_error.h"
 
 #include <c10/util/Exception.h>
@@ -116,27 +117,33 @@ RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOpt
   record.provenance = provenance();
   record.provenance["seed"] = run.config.value("seed", nlohmann::json());
   store.write(record);
+  if (options.worker < 0) store.add_to_index({record});
   return record;
 }
 
 ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, const ExecuteOptions& options,
                        const std::vector<std::string>& axis_names) {
   store.remove_stale_temporaries();
+  RunClaims claims(store.results_dir());
+  if (options.worker < 0) claims.remove_stale();
   ExecuteSummary summary;
-  std::vector<const RunConfig*> pending;
+  std::vector<const RunConfig*> pending, others;
   std::set<std::string> seen;
   int64_t unique_index = 0;
   for (const auto& run : runs) {
     if (!seen.insert(run.key).second) continue;  // two rows can resolve to the same run
-    // A worker takes its share of the full run list, not of what is still missing: workers start at
-    // different moments, and a list filtered by the store would differ between them and drop runs.
-    if (options.worker >= 0 && unique_index++ % options.jobs != options.worker) continue;
+    // A worker's share is taken from the full run list, not from what is still missing: workers start
+    // at different moments, and a list filtered by the store would differ between them. The rest of the
+    // list follows its share, for the runs other workers have not claimed yet.
+    const bool mine = options.worker < 0 || unique_index++ % options.jobs == options.worker;
     if (needs_run(run, store, options)) {
-      pending.push_back(&run);
-    } else {
+      // Forced reruns stay in their share: a run another worker finished would need running again.
+      if (mine || !options.force) (mine ? pending : others).push_back(&run);
+    } else if (mine) {
       ++summary.skipped;
     }
   }
+  pending.insert(pending.end(), others.begin(), others.end());
   if (options.dry_run) {
     for (const auto* run : pending) fmt::print("would run  {}  {}\n", run->key.substr(0, 12), run->display_name(axis_names));
     return summary;
@@ -149,16 +156,34 @@ ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, c
                        "finished have no record");
     }
     // The records are the truth about what the workers did: a run whose worker died has none and
-    // counts as failed, like one recorded as failed.
+    // counts as failed, like one recorded as failed, unless another process holds it now. This
+    // process alone indexes them.
+    std::vector<RunRecord> written;
     for (const auto* run : pending) {
-      const auto record = store.read(run->key);
+      auto record = store.read(run->key);
+      if (!record && claims.holder(run->key) && !claims.is_stale(claims.claim_path(run->key))) {
+        ++summary.elsewhere;
+        continue;
+      }
       ++(record && record->ok() ? summary.succeeded : summary.failed);
+      if (record) written.push_back(std::move(*record));
     }
+    store.add_to_index(written);
     return summary;
   }
   int index = 0;
   for (const auto* run : pending) {
     const int mine = index++;
+    const auto claim = claims.try_claim(run->key);
+    if (!claim) {
+      ++summary.elsewhere;  // another worker or process runs it
+      continue;
+    }
+    // Finished by another process between planning and the claim.
+    if (!needs_run(*run, store, options)) {
+      ++summary.skipped;
+      continue;
+    }
     const std::string name = run->display_name(axis_names);
     fmt::print("[{}/{}] {}  {}\n", mine + 1, pending.size(), run->key.substr(0, 12), name);
     std::fflush(stdout);

@@ -27,19 +27,24 @@ struct ExecuteSummary {
   int skipped = 0;
   int succeeded = 0;
   int failed = 0;
+  int elsewhere = 0;  ///< runs another process held a claim on (store/run_claims.h) and had not finished
 };
 
 /// Whether `run` must run under `options` given what `store` holds.
 bool needs_run(const RunConfig& run, const RecordStore& store, const ExecuteOptions& options);
 
 /// Runs one run and records it (status ok, or failed with the reason); never throws for a failing
-/// measure — a failed run is a record, and the sweep goes on.
+/// measure — a failed run is a record, and the sweep goes on. Indexes the record unless this process
+/// is a worker (the parent indexes what its workers wrote).
 RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOptions& options,
                       const std::string& display_name);
 
 /// Runs every run of `runs` that needs it. With jobs > 1 (and worker < 0) starts `jobs` worker
-/// processes that split the runs by index and share the threads; killed at any point, it loses no
-/// finished run, and the next call does only what is missing.
+/// processes that share the threads. Every run is claimed before it runs (store/run_claims.h), so
+/// workers, and other `capaboost run` processes on the same results directory, never run one run at
+/// once: a worker starts with its own share of the list (every jobs-th run) and then takes any run
+/// still unclaimed. Killed at any point, it loses no finished run, and the next call does only what is
+/// missing (the claims of killed processes are taken over).
 ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, const ExecuteOptions& options,
                        const std::vector<std::string>& axis_names);
 

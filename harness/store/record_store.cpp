@@ -43,8 +43,10 @@ struct Database {
       throw std::runtime_error(fmt::format("{}: cannot open the results index: {}; delete it and run "
                                            "`capaboost reindex`", path, message));
     }
-    sqlite3_busy_timeout(handle, 10000);  // parallel workers write the same index
-    exec("PRAGMA journal_mode=WAL;");
+    sqlite3_busy_timeout(handle, 10000);  // two sweeps on one results directory may index at once
+    // A rollback journal: WAL needs shared memory between processes, which NFS and Lustre (where
+    // cluster results live) do not give; one process per sweep writes the index anyway.
+    exec("PRAGMA journal_mode=DELETE;");
     // One writer at a time decides whether the table is current, so two workers never both rebuild it.
     exec("BEGIN IMMEDIATE;");
     if (user_version() != kIndexVersion) {
@@ -107,7 +109,12 @@ void upsert(Database& db, const RunRecord& record, const std::string& path) {
 }  // namespace
 
 RecordStore::RecordStore(std::string results_dir) : results_dir_(std::move(results_dir)) {
-  fs::create_directories(fs::path(results_dir_) / "runs");
+  std::error_code error;
+  fs::create_directories(fs::path(results_dir_) / "runs", error);
+  if (error) {
+    throw std::runtime_error(fmt::format("{}: cannot create the results folder's runs/: {}; give --results a "
+                                         "writable directory", results_dir_, error.message()));
+  }
 }
 
 std::string RecordStore::record_path(const std::string& key) const {
@@ -141,17 +148,19 @@ std::string RecordStore::index_path() const { return (fs::path(results_dir_) / "
 void RecordStore::write(const RunRecord& record) {
   if (record.key.empty()) throw std::invalid_argument("RecordStore::write: a run record needs its key");
   write_file_atomically(record_path(record.key), record.to_json().dump(1) + "\n");
-  index(record);
 }
 
-void RecordStore::index(const RunRecord& record) {
+void RecordStore::add_to_index(const std::vector<RunRecord>& records) {
+  if (records.empty()) return;
   Database db(index_path());
   if (!db.created) {
-    upsert(db, record, record_path(record.key));
+    db.exec("BEGIN;");
+    for (const auto& record : records) upsert(db, record, record_path(record.key));
+    db.exec("COMMIT;");
     return;
   }
-  // A new index, or one of older code that was just dropped: fill it from the records on disk (this
-  // one included).
+  // A new index, or one of older code that was just dropped: fill it from the records on disk (these
+  // included).
   db.exec("BEGIN;");
   for (const auto& stored : all()) upsert(db, stored, record_path(stored.key));
   db.exec("COMMIT;");

@@ -16,8 +16,14 @@ class RecordStore {
   explicit RecordStore(std::string results_dir);
 
   /// Writes `record` to runs/<key>.json via a temp file, fsync and rename (util/atomic_file.h), so a
-  /// killed process leaves either the old state or the complete record; then updates the index.
+  /// killed process leaves either the old state or the complete record. The index is not touched:
+  /// worker processes and array tasks write records only, and one process indexes them (add_to_index).
   void write(const RunRecord& record);
+
+  /// Adds (or replaces) `records` in the SQLite index, in one transaction; an index of older code is
+  /// rebuilt from every record on disk instead. Only one process of a sweep calls this: the index uses
+  /// a rollback journal, not WAL, which needs shared memory that network file systems do not give.
+  void add_to_index(const std::vector<RunRecord>& records);
 
   /// The record of `key`, or nullopt. A file that does not parse or is not a record is reported (the
   /// error names the file and the fix).
@@ -45,7 +51,6 @@ class RecordStore {
   std::string index_path() const;
 
  private:
-  void index(const RunRecord& record);
   std::string results_dir_;
 };
 

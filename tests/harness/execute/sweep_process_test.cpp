@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -234,4 +235,137 @@ TEST_CASE("a missing prerequisite stops the sweep at once and records nothing", 
     CHECK(read_text(log).find("RTE") != std::string::npos);
     CHECK(count_records(dir.path() / "results" / "runs") == 0);
   }
+}
+
+namespace {
+
+// Starts `capaboost args…` in a process group of its own (its workers join it), output to `log`.
+pid_t start_group(const std::vector<std::string>& args, const fs::path& log) {
+  std::vector<std::string> all{kBinary};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& arg : all) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  REQUIRE(log_fd >= 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    setpgid(0, 0);
+    dup2(log_fd, STDOUT_FILENO);
+    dup2(log_fd, STDERR_FILENO);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  setpgid(child, child);  // also from here, so the group exists before any kill
+  ::close(log_fd);
+  return child;
+}
+
+// SIGKILL to the whole group (the sweep and its workers), returning once every member is gone.
+void kill_group(pid_t group) {
+  ::kill(-group, SIGKILL);
+  int status = 0;
+  waitpid(group, &status, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (::kill(-group, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+size_t count_occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("two sweeps on one results directory at once run every run exactly once", "[harness][process][claims]") {
+  TempDir dir;
+  constexpr int kRuns = 60;
+  const auto spec = write_theorem1_spec(dir.path(), 24, 4, kRuns / 2, "[42, 43]").string();
+  const auto results = (dir.path() / "results").string();
+  const auto log_a = dir.path() / "a.log", log_b = dir.path() / "b.log";
+  const pid_t a = start_group({"run", spec, "--profile", "paper", "--results", results, "--jobs", "2"}, log_a);
+  const pid_t b = start_group({"run", spec, "--profile", "paper", "--results", results, "--jobs", "2"}, log_b);
+  int status_a = 0, status_b = 0;
+  waitpid(a, &status_a, 0);
+  waitpid(b, &status_b, 0);
+  const std::string text_a = read_text(log_a), text_b = read_text(log_b);
+  INFO(text_a << "\n---\n" << text_b);
+  REQUIRE(WIFEXITED(status_a));
+  REQUIRE(WIFEXITED(status_b));
+  CHECK(WEXITSTATUS(status_a) == 0);
+  CHECK(WEXITSTATUS(status_b) == 0);
+  // Every run finished once, in one of the two sweeps: never twice to completion.
+  const size_t done_a = count_occurrences(text_a, "ok in "), done_b = count_occurrences(text_b, "ok in ");
+  CHECK(done_a + done_b == kRuns);
+  CHECK(records(results).size() == kRuns);
+  for (const auto& [key, record] : records(results)) CHECK(record.at("status") == "ok");
+  CHECK(indexed_rows(fs::path(results) / "index.sqlite") == static_cast<size_t>(kRuns));
+  CHECK(fs::is_empty(fs::path(results) / "claims"));
+}
+
+TEST_CASE("twenty SIGKILLs of a parallel sweep at random moments lose no finished run and redo none",
+          "[harness][process][claims]") {
+  TempDir dir;
+  constexpr int kRuns = 400;
+  constexpr int kKills = 20;
+  // Runs of ~20 ms each. Half the kills come at any moment of the first second (start-up, planning,
+  // forking workers, first claims); the other half a random 0-250 ms after the sweep's first new record,
+  // while runs start, run and write their records, however long start-up takes on the machine.
+  const auto spec = write_theorem1_spec(dir.path(), 160, 16, kRuns / 2, "[42, 43]").string();
+  const auto results = dir.path() / "results";
+  const auto runs = results / "runs";
+  const auto log = dir.path() / "killed.log";
+  std::mt19937 random(2024);
+  std::uniform_int_distribution<int> early_ms(0, 1000), after_progress_ms(0, 250);
+  // Each record as first seen: it must never change afterwards (not rewritten, not redone).
+  std::map<std::string, std::pair<std::string, fs::file_time_type>> first_seen;
+  for (int kill = 0; kill < kKills; ++kill) {
+    const size_t recorded = fs::exists(runs) ? count_records(runs) : 0;
+    const pid_t sweep = start_group({"run", spec, "--profile", "paper", "--results", results.string(), "--jobs", "2"}, log);
+    if (kill % 2 == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(early_ms(random)));
+    } else {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      while (count_records(runs) == recorded && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(after_progress_ms(random)));
+    }
+    kill_group(sweep);
+    if (!fs::exists(runs)) continue;  // killed before it made its results folder
+    for (const auto& [key, record] : records(results)) {  // every record left behind parses
+      const auto path = runs / (key + ".json");
+      const auto seen = first_seen.emplace(key, std::make_pair(read_text(path), fs::last_write_time(path)));
+      if (!seen.second) {
+        INFO(key << " after kill " << kill + 1);
+        CHECK(read_text(path) == seen.first->second.first);
+        CHECK(fs::last_write_time(path) == seen.first->second.second);
+      }
+    }
+  }
+  WARN(first_seen.size() << " runs finished across " << kKills << " killed sweeps");
+  REQUIRE(first_seen.size() < static_cast<size_t>(kRuns));  // otherwise the kills came too late: make it bigger
+  REQUIRE(first_seen.size() >= static_cast<size_t>(kKills / 2));  // every other sweep was killed mid-run
+  const int status = run_capaboost({"run", spec, "--profile", "paper", "--results", results.string(), "--jobs", "2"},
+                                   dir.path() / "final.log");
+  INFO(read_text(dir.path() / "final.log"));
+  REQUIRE(status == 0);
+  CHECK_THAT(read_text(dir.path() / "final.log"),
+             Catch::Contains(std::to_string(kRuns - first_seen.size()) + " run, 0 failed, " +
+                             std::to_string(first_seen.size()) + " already recorded"));
+  const auto after = records(results);
+  CHECK(after.size() == kRuns);
+  for (const auto& [key, file] : first_seen) {
+    INFO(key);
+    CHECK(read_text(runs / (key + ".json")) == file.first);
+    CHECK(fs::last_write_time(runs / (key + ".json")) == file.second);
+  }
+  for (const auto& entry : fs::directory_iterator(runs)) CHECK(entry.path().extension() == ".json");
+  CHECK(fs::is_empty(results / "claims"));  // the killed workers' claims were taken over and released
+  REQUIRE(run_capaboost({"reindex", "--results", results.string()}, dir.path() / "reindex.log") == 0);
+  CHECK(indexed_rows(results / "index.sqlite") == static_cast<size_t>(kRuns));
 }

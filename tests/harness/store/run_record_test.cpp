@@ -56,6 +56,10 @@ TEST_CASE("the store writes typed records and rebuilds an index of older code", 
   record.status = RunStatus::kFailed;
   record.reason = "diverged";
   store.write(record);
+  // Writing a record leaves the index alone: one process per sweep indexes.
+  CHECK_FALSE(std::filesystem::exists(store.index_path()));
+  store.add_to_index({record});
+  CHECK(std::filesystem::exists(store.index_path()));
   const auto read = store.read("k2");
   REQUIRE(read.has_value());
   CHECK(read->reason == "diverged");
@@ -66,4 +70,10 @@ TEST_CASE("the store writes typed records and rebuilds an index of older code", 
   CHECK_THROWS_WITH(store.read("bad"), Contains("bad.json: corrupt run record") && Contains("delete it"));
   std::filesystem::remove(store.record_path("bad"));
   CHECK(store.reindex() == 1);
+}
+
+TEST_CASE("a results folder that cannot be created is named with the fix", "[harness][store]") {
+  TempDir dir;
+  std::ofstream(dir.file("a-file")) << "x";
+  CHECK_THROWS_WITH(RecordStore(dir.file("a-file") + "/results"), Contains("a-file/results") && Contains("writable"));
 }

@@ -1,0 +1,176 @@
+#include "store/run_claims.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace capaboost::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+// Creates `path` only if absent, with `content`, synced. Returns false when it exists.
+bool create_exclusive(const std::string& path, const std::string& content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (errno == EEXIST) return false;
+    throw std::runtime_error(fmt::format("{}: cannot create a run claim: {}; make the results directory "
+                                         "writable (or free space on its disk)", path, std::strerror(errno)));
+  }
+  const bool written = ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()) &&
+                       ::fsync(fd) == 0;
+  const int error = errno;
+  ::close(fd);
+  if (!written) {
+    ::unlink(path.c_str());
+    throw std::runtime_error(fmt::format("{}: cannot write a run claim: {}; make the results directory "
+                                         "writable (or free space on its disk)", path, std::strerror(error)));
+  }
+  return true;
+}
+
+// Removes the claim at `path` if it still holds `judged` (the content found stale). Of several
+// processes doing this at once exactly one wins the rename; a fresh claim that slipped in between the
+// judgement and the rename is put back. Returns whether the stale claim was removed.
+bool remove_if_unchanged(const std::string& path, const std::string& judged) {
+  const std::string aside = path + ".taken." + std::to_string(::getpid());
+  if (::rename(path.c_str(), aside.c_str()) != 0) return false;
+  const bool unchanged = read_file(aside) == judged;
+  if (!unchanged) ::link(aside.c_str(), path.c_str());  // fails only if yet another claim exists: then it wins
+  ::unlink(aside.c_str());
+  return unchanged;
+}
+
+}  // namespace
+
+std::string host_name() {
+  std::array<char, 256> host{};
+  ::gethostname(host.data(), host.size() - 1);
+  return host.data();
+}
+
+RunClaim::RunClaim(std::string path, std::string content, std::chrono::seconds lease)
+    : path_(std::move(path)), content_(std::move(content)), lease_(lease), thread_([this] { heartbeat(); }) {}
+
+RunClaim::~RunClaim() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  stop_signal_.notify_all();
+  thread_.join();
+  // Only our own claim is removed: one taken over (our lease lapsed) belongs to its new holder.
+  if (read_file(path_) == content_) ::unlink(path_.c_str());
+}
+
+void RunClaim::heartbeat() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  // Touching (not rewriting) the file: a rename over it could replace a claim another process took over.
+  while (!stop_signal_.wait_for(lock, lease_ / 4, [this] { return stopping_; })) {
+    ::utimensat(AT_FDCWD, path_.c_str(), nullptr, 0);
+  }
+}
+
+RunClaims::RunClaims(const std::string& results_dir, std::chrono::seconds lease)
+    : directory_((fs::path(results_dir) / "claims").string()), lease_(lease) {}
+
+std::string RunClaims::claim_path(const std::string& key) const {
+  return (fs::path(directory_) / (key + ".claim")).string();
+}
+
+std::optional<ClaimHolder> RunClaims::holder(const std::string& key) const {
+  const std::string text = read_file(claim_path(key));
+  if (text.empty()) return std::nullopt;
+  try {
+    const auto json = nlohmann::json::parse(text);
+    return ClaimHolder{json.at("host").get<std::string>(), json.at("pid").get<long>(),
+                       json.at("claimed_at").get<std::string>()};
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool RunClaims::is_stale(const std::string& path) const {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return false;  // gone: nothing to take over
+  const auto age = std::time(nullptr) - info.st_mtim.tv_sec;
+  if (age > lease_.count()) return true;
+  try {
+    const auto json = nlohmann::json::parse(read_file(path));
+    const long pid = json.at("pid").get<long>();
+    // A holder on this host is checked directly: a killed worker's claim is free at once.
+    return json.at("host").get<std::string>() == host_name() && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 &&
+           errno == ESRCH;
+  } catch (const nlohmann::json::exception&) {
+    // Torn by a crash between create and write: stale once older than a few seconds.
+    return age > 10;
+  }
+}
+
+std::unique_ptr<RunClaim> RunClaims::try_claim(const std::string& key) {
+  static thread_local std::mt19937_64 nonce_source{std::random_device{}()};
+  const std::string path = claim_path(key);
+  const std::string content = nlohmann::json{{"host", host_name()},
+                                             {"pid", static_cast<long>(::getpid())},
+                                             {"claimed_at", utc_now()},
+                                             {"nonce", std::to_string(nonce_source())}}
+                                  .dump() +
+                              "\n";
+  // Made on the first claim, not on construction: `status` reads claims of read-only results too.
+  std::error_code error;
+  fs::create_directories(directory_, error);
+  if (error) {
+    throw std::runtime_error(fmt::format("{}: cannot create the claims directory: {}; make the results directory "
+                                         "writable", directory_, error.message()));
+  }
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (create_exclusive(path, content)) return std::make_unique<RunClaim>(path, content, lease_);
+    const std::string judged = read_file(path);
+    if (!is_stale(path)) return nullptr;
+    remove_if_unchanged(path, judged);  // then the exclusive create decides, whoever removed it
+  }
+  return nullptr;
+}
+
+size_t RunClaims::remove_stale() {
+  size_t removed = 0;
+  std::error_code ignored;
+  for (const auto& entry : fs::directory_iterator(directory_, ignored)) {
+    const std::string path = entry.path().string();
+    if (entry.path().extension() != ".claim") continue;
+    const std::string judged = read_file(path);
+    if (is_stale(path) && remove_if_unchanged(path, judged)) ++removed;
+  }
+  return removed;
+}
+
+}  // namespace capaboost::harness

@@ -1,0 +1,132 @@
+#include "store/run_claims.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "support/temp_dir.h"
+
+using namespace capaboost::harness;
+using capaboost::testing::TempDir;
+using Catch::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The pid of a process that has exited and been reaped: certainly not alive.
+long dead_pid() {
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return child;
+}
+
+void write_claim(const std::string& path, const std::string& host, long pid) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << nlohmann::json{{"host", host}, {"pid", pid}, {"claimed_at", "2026-01-01T00:00:00Z"}}.dump();
+}
+
+void age_by(const std::string& path, int seconds) {
+  struct timespec times[2];
+  times[0].tv_sec = times[1].tv_sec = time(nullptr) - seconds;
+  times[0].tv_nsec = times[1].tv_nsec = 0;
+  REQUIRE(utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a claim is exclusive while its holder lives and released when it ends", "[harness][store][claims]") {
+  TempDir dir;
+  RunClaims claims(dir.path().string());
+  {
+    const auto claim = claims.try_claim("k1");
+    REQUIRE(claim);
+    REQUIRE(fs::exists(claims.claim_path("k1")));
+    const auto holder = claims.holder("k1");
+    REQUIRE(holder);
+    CHECK(holder->host == host_name());
+    CHECK(holder->pid == static_cast<long>(getpid()));
+    CHECK_FALSE(claims.is_stale(claims.claim_path("k1")));
+    CHECK(claims.try_claim("k1") == nullptr);  // held, by a live process (this one)
+    CHECK(claims.try_claim("k2") != nullptr);  // other keys are free
+  }
+  CHECK_FALSE(fs::exists(claims.claim_path("k1")));
+  CHECK(claims.try_claim("k1") != nullptr);
+}
+
+TEST_CASE("claims of dead local processes and of lapsed leases are taken over, live ones are not",
+          "[harness][store][claims]") {
+  TempDir dir;
+  RunClaims claims(dir.path().string(), std::chrono::seconds(60));
+  write_claim(claims.claim_path("killed"), host_name(), dead_pid());
+  write_claim(claims.claim_path("remote-fresh"), "another-node", 12345);
+  write_claim(claims.claim_path("remote-lapsed"), "another-node", 12345);
+  age_by(claims.claim_path("remote-lapsed"), 120);
+  write_claim(claims.claim_path("torn"), host_name(), 0);
+  std::ofstream(claims.claim_path("torn")) << "{\"host\": ";  // a crash between create and write
+  age_by(claims.claim_path("torn"), 30);
+
+  CHECK(claims.is_stale(claims.claim_path("killed")));
+  CHECK_FALSE(claims.is_stale(claims.claim_path("remote-fresh")));  // a live holder elsewhere, as far as we know
+  CHECK(claims.is_stale(claims.claim_path("remote-lapsed")));
+  CHECK(claims.is_stale(claims.claim_path("torn")));
+
+  for (const char* key : {"killed", "remote-lapsed", "torn"}) {
+    INFO(key);
+    const auto claim = claims.try_claim(key);
+    REQUIRE(claim);
+    CHECK(claims.holder(key)->pid == static_cast<long>(getpid()));
+  }
+  CHECK(claims.try_claim("remote-fresh") == nullptr);
+}
+
+TEST_CASE("a holder whose claim was taken over leaves the new claim in place", "[harness][store][claims]") {
+  TempDir dir;
+  RunClaims claims(dir.path().string());
+  auto claim = claims.try_claim("k");
+  REQUIRE(claim);
+  write_claim(claims.claim_path("k"), "another-node", 7);  // taken over while our lease had lapsed
+  claim.reset();
+  REQUIRE(fs::exists(claims.claim_path("k")));
+  CHECK(claims.holder("k")->host == "another-node");
+}
+
+TEST_CASE("remove_stale clears what killed processes left and keeps live claims", "[harness][store][claims]") {
+  TempDir dir;
+  RunClaims claims(dir.path().string());
+  write_claim(claims.claim_path("a"), host_name(), dead_pid());
+  write_claim(claims.claim_path("b"), host_name(), dead_pid());
+  const auto live = claims.try_claim("c");
+  CHECK(claims.remove_stale() == 2);
+  CHECK_FALSE(fs::exists(claims.claim_path("a")));
+  CHECK(fs::exists(claims.claim_path("c")));
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(claims.directory())) files += entry.is_regular_file();
+  CHECK(files == 1);  // nothing set aside is left behind
+}
+
+TEST_CASE("a held claim is touched while its run executes, so its lease never lapses", "[harness][store][claims]") {
+  TempDir dir;
+  RunClaims claims(dir.path().string(), std::chrono::seconds(4));  // touched every second
+  const auto claim = claims.try_claim("k");
+  REQUIRE(claim);
+  age_by(claims.claim_path("k"), 100);
+  REQUIRE(claims.is_stale(claims.claim_path("k")) == true);  // by age alone
+  std::this_thread::sleep_for(std::chrono::milliseconds(1600));
+  CHECK_FALSE(claims.is_stale(claims.claim_path("k")));
+}
+
+TEST_CASE("a results directory that cannot hold claims is named with the fix", "[harness][store][claims]") {
+  TempDir dir;
+  std::ofstream(dir.file("not-a-directory")) << "x";
+  RunClaims claims(dir.file("not-a-directory"));
+  CHECK_THROWS_WITH(claims.try_claim("k"), Contains("not-a-directory/claims") && Contains("writable"));
+}
