@@ -310,7 +310,7 @@ TEST_CASE("two sweeps on one results directory at once run every run exactly onc
 TEST_CASE("twenty SIGKILLs of a parallel sweep at random moments lose no finished run and redo none",
           "[harness][process][claims]") {
   TempDir dir;
-  constexpr int kRuns = 400;
+  constexpr int kRuns = 800;
   constexpr int kKills = 20;
   // Runs of ~20 ms each. Half the kills come at any moment of the first second (start-up, planning,
   // forking workers, first claims); the other half a random 0-250 ms after the sweep's first new record,
