@@ -26,7 +26,7 @@ DEB_PACKAGES := cmake g++ make pkg-config ccache git \
   libtorch-dev python3-torch libopenblas0-openmp \
   libfmt-dev libyaml-cpp-dev catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev \
   libsqlite3-dev libsentencepiece-dev sentencepiece gnuplot-nox wordnet-base \
-  libpng-dev libjpeg62-turbo-dev dataset-fashion-mnist
+  libpng-dev libjpeg62-turbo-dev dataset-fashion-mnist libdnnl-dev
 
 PROFILE ?= mini
 RESULTS ?= results

@@ -4,6 +4,7 @@
 #include <ATen/autocast_mode.h>
 
 #include "runtime/direct_sgemm.h"
+#include "runtime/onednn_matmul.h"
 
 namespace capaboost {
 namespace {
@@ -55,7 +56,9 @@ torch::Tensor batched_gemm(const torch::Tensor& a, const torch::Tensor& b, doubl
   out_shape.back() = b.size(-1);
   auto out = torch::empty(out_shape, a.options());
   const int64_t count = out.numel() == 0 ? 0 : out.numel() / (out.size(-2) * out.size(-1));
-  if (count == 0 || batched_sgemm(a, b, out, alpha, count)) return out;
+  if (count == 0 || runtime::onednn_batched_matmul(a, b, out, alpha) || batched_sgemm(a, b, out, alpha, count)) {
+    return out;
+  }
   // Detached views: worker threads run with default (enabled) grad mode, and the out= overload must not
   // see inputs that require grad.
   const auto a_data = a.detach();

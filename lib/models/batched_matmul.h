@@ -12,9 +12,10 @@ namespace capaboost {
 /// matrices: LibTorch 1.13's CPU bmm walks the batch serially and lets the BLAS open a parallel region
 /// for every 128×64 GEMM, which costs more than the GEMM itself. Here the batch is split across torch's
 /// threads once and each GEMM runs on one thread (bench/roberta_bench.cpp, BM_AttentionScores, q kᵀ
-/// at RoBERTa-base shape, 2 threads: 15.2 ms → 3.9 ms). float32 products go straight to the loaded
-/// BLAS's sgemm (runtime/direct_sgemm.h): at GLUE lengths (~20 tokens) ATen's per-call overhead on
-/// each tiny matrix costs more than the product. Inputs may be strided views whose matrices have a
+/// at RoBERTa-base shape, 2 threads: 15.2 ms → 3.9 ms). float32 products go to oneDNN's batched matmul
+/// over the whole batch (runtime/onednn_matmul.h), else straight to the loaded BLAS's sgemm
+/// (runtime/direct_sgemm.h): at GLUE lengths (~20 tokens) ATen's per-call overhead on each tiny
+/// matrix costs more than the product. Inputs may be strided views whose matrices have a
 /// unit stride in either dimension — heads split off a (B, T, C) projection by view + permute are used
 /// without a copy. Under CPU autocast (a bf16 run, runtime/precision.h) it is autocast's torch::matmul:
 /// operands of either dtype, the product in autocast's precision.
