@@ -95,6 +95,47 @@ size_t count_records(const fs::path& runs) {
   return n;
 }
 
+// Starts `capaboost args…` in a process group of its own (its workers join it), output to `log`.
+pid_t start_group(const std::vector<std::string>& args, const fs::path& log) {
+  std::vector<std::string> all{kBinary};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& arg : all) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  REQUIRE(log_fd >= 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    setpgid(0, 0);
+    dup2(log_fd, STDOUT_FILENO);
+    dup2(log_fd, STDERR_FILENO);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  setpgid(child, child);  // also from here, so the group exists before any kill
+  ::close(log_fd);
+  return child;
+}
+
+// SIGKILL to the whole group (the sweep and its workers), returning once every member is gone.
+void kill_group(pid_t group) {
+  ::kill(-group, SIGKILL);
+  int status = 0;
+  waitpid(group, &status, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (::kill(-group, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+size_t count_occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+
 }  // namespace
 
 TEST_CASE("run --jobs 2 records the same keys and metrics as --jobs 1", "[harness][process]") {
@@ -126,22 +167,7 @@ TEST_CASE("a sweep killed with SIGKILL resumes without rewriting finished record
   const auto runs = results / "runs";
   const auto log = dir.path() / "killed.log";
 
-  // Everything the child needs is prepared before fork: it only redirects its output and execs.
-  std::vector<std::string> args{kBinary, "run", spec.string(), "--profile", "paper", "--results", results.string()};
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  REQUIRE(log_fd >= 0);
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    dup2(log_fd, STDOUT_FILENO);
-    dup2(log_fd, STDERR_FILENO);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  ::close(log_fd);
+  const pid_t child = start_group({"run", spec.string(), "--profile", "paper", "--results", results.string()}, log);
   // Kill it once a few records are on disk (and before it could finish).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (count_records(runs) < 3 && std::chrono::steady_clock::now() < deadline) {
@@ -237,49 +263,6 @@ TEST_CASE("a missing prerequisite stops the sweep at once and records nothing", 
   }
 }
 
-namespace {
-
-// Starts `capaboost args…` in a process group of its own (its workers join it), output to `log`.
-pid_t start_group(const std::vector<std::string>& args, const fs::path& log) {
-  std::vector<std::string> all{kBinary};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& arg : all) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  REQUIRE(log_fd >= 0);
-  const pid_t child = fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    setpgid(0, 0);
-    dup2(log_fd, STDOUT_FILENO);
-    dup2(log_fd, STDERR_FILENO);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  setpgid(child, child);  // also from here, so the group exists before any kill
-  ::close(log_fd);
-  return child;
-}
-
-// SIGKILL to the whole group (the sweep and its workers), returning once every member is gone.
-void kill_group(pid_t group) {
-  ::kill(-group, SIGKILL);
-  int status = 0;
-  waitpid(group, &status, 0);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (::kill(-group, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-}
-
-size_t count_occurrences(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-}  // namespace
 
 TEST_CASE("two sweeps on one results directory at once run every run exactly once", "[harness][process][claims]") {
   TempDir dir;
