@@ -1,0 +1,43 @@
+// Fuzzes the SentencePiece model reader (tokenizers/sentencepiece_model.h: the protobuf, the pieces,
+// the precompiled character map) and then uses the model as the tokenizers do: normalise, encode with
+// and without offsets, decode, on texts with whitespace runs, accents, compatibility characters,
+// control characters and malformed UTF-8. Bad input must end in the reader's c10::Error; a crash, a
+// sanitizer report or any other exception is a finding.
+
+#include <c10/util/Exception.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "fuzz_support.h"
+#include "tokenizers/sentencepiece_model.h"
+
+namespace {
+
+const std::string_view kTexts[] = {
+    "Hello world",
+    "  leading,\ttabs\nand  runs of   spaces  ",
+    "na\xC3\xAFve caf\xC3\xA9 \xEF\xBC\xA1\xE2\x91\xA0 \xC2\xBD \xE3\x82\xAB\xE3\x82\x99",  // naïve café Ａ①
+                                                                                            // ½ カ゛
+    "\xE2\x96\x81"
+    "already metaspaced\x01\x7F",
+    "bad \xFF\xC3 utf-8 \xE2\x96",
+    "",
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const auto path = capaboost::fuzz::write_input(data, size, "spm.model");
+  try {
+    const capaboost::SentencePieceModel model(path, "fuzz input");
+    for (const auto text : kTexts) {
+      model.normalize(text);
+      model.encode_with_spans(text);
+      model.decode(model.encode(text));
+    }
+  } catch (const c10::Error&) {
+  }
+  return 0;
+}
