@@ -71,8 +71,10 @@ def safetensors_seeds(args):
 
 
 def config_json_seeds(args):
-    seeds = {f"golden_{Path(p).parent.name}.json": read(p) for p in files(args.shared / "golden/*/config.json")}
-    seeds.update({f"cache_{Path(p).parent.name}.json": read(p) for p in files(args.cache / "backbones/*/config.json")})
+    seeds = {f"golden_{Path(p).parent.name}.json": read(p)
+             for p in files(args.shared / "golden/*/config.json")}
+    seeds.update({f"cache_{Path(p).parent.name}.json": read(p)
+                  for p in files(args.cache / "backbones/*/config.json")})
     tiny = {"model_type": "roberta", "vocab_size": 50, "hidden_size": 16, "num_hidden_layers": 1,
             "num_attention_heads": 2, "intermediate_size": 32, "max_position_embeddings": 20,
             "type_vocab_size": 1, "hidden_act": "gelu", "id2label": {"0": "no", "1": "yes"}, "num_labels": 2}
@@ -93,9 +95,12 @@ def glue_tsv_seeds(args):
     seeds.update({
         "cola_like.tsv": b"gj04\t1\t\tOur friends won't buy this analysis.\ngj04\t0\t*\tThey drank the pub.",
         "sst2_like.tsv": b"sentence\tlabel\nit 's a charming journey . \t1\nunfunny \t0\n",
-        "mrpc_like.tsv": "\ufeffQuality\t#1 ID\t#2 ID\t#1 String\t#2 String\r\n1\t1\t2\tA \"b\" c.\tA c.\r\n".encode(),
-        "stsb_like.tsv": b"index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore\n"
-                         b"0\tmain-captions\tMSRvid\t2012test\t0001\tnone\tnone\tA plane.\tAn air plane.\t5.000\n",
+        "mrpc_like.tsv": "\ufeffQuality\t#1 ID\t#2 ID\t#1 String\t#2 String\r\n"
+                         "1\t1\t2\tA \"b\" c.\tA c.\r\n".encode(),
+        "stsb_like.tsv": b"index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\t"
+                         b"sentence1\tsentence2\tscore\n"
+                         b"0\tmain-captions\tMSRvid\t2012test\t0001\tnone\tnone\t"
+                         b"A plane.\tAn air plane.\t5.000\n",
         "test_like.tsv": b"index\tsentence\n0\tit 's a charming journey .\n",
     })
     return seeds
@@ -123,7 +128,8 @@ def squad_seeds(args):
     seeds["flat_v2.json"] = json.dumps({"version": 2.0, "data": [
         {"id": "c", "title": "T", "question": "What?", "context": "A cat sat.",
          "answers": {"text": ["A cat"], "answer_start": [0]}},
-        {"id": "d", "question": "Why?", "context": "No reason.", "answers": {"text": [], "answer_start": []}}]}).encode()
+        {"id": "d", "question": "Why?", "context": "No reason.",
+         "answers": {"text": [], "answer_start": []}}]}).encode()
     return seeds
 
 
@@ -145,17 +151,19 @@ def spm_models(workdir):
     rules.write_text("FF21\t41\n2460\t31\n00BD\t31 2044 32\n20 20\t20\n")
     variants = {
         "unigram_identity": ["--model_type=unigram", "--normalization_rule_name=identity"],
-        "bpe_identity": ["--model_type=bpe", "--normalization_rule_name=identity", "--user_defined_symbols=<mask>"],
+        "bpe_identity": ["--model_type=bpe", "--normalization_rule_name=identity",
+                         "--user_defined_symbols=<mask>"],
         # Byte fallback adds 256 byte pieces, so it needs a larger vocabulary.
-        "unigram_byte_fallback": ["--model_type=unigram", "--normalization_rule_name=identity", "--byte_fallback=true",
-                                  "--vocab_size=400"],
+        "unigram_byte_fallback": ["--model_type=unigram", "--normalization_rule_name=identity",
+                                  "--byte_fallback=true", "--vocab_size=400"],
         "unigram_rules": ["--model_type=unigram", f"--normalization_rule_tsv={rules}"],
     }
     models = {}
     for name, options in variants.items():
         prefix = workdir / name
-        result = subprocess.run(["spm_train", f"--input={text}", f"--model_prefix={prefix}", "--vocab_size=120",
-                                 "--hard_vocab_limit=false", "--minloglevel=2", *options],  # a later flag wins
+        # A flag in `options` wins over the same flag before it (--vocab_size).
+        result = subprocess.run(["spm_train", f"--input={text}", f"--model_prefix={prefix}",
+                                 "--vocab_size=120", "--hard_vocab_limit=false", "--minloglevel=2", *options],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         if result.returncode == 0:
             models[f"{name}.model"] = read(f"{prefix}.model")
@@ -165,7 +173,8 @@ def spm_models(workdir):
 
 
 def sentencepiece_seeds(args):
-    seeds = {f"cache_{Path(p).parent.name}.model": read(p) for p in files(args.cache / "backbones/*/spm.model")}
+    seeds = {f"cache_{Path(p).parent.name}.model": read(p)
+             for p in files(args.cache / "backbones/*/spm.model")}
     with tempfile.TemporaryDirectory() as workdir:
         seeds.update(spm_models(Path(workdir)))
     return seeds
@@ -278,7 +287,8 @@ def run(target, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build-dir", type=Path, required=True)
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--shared", type=Path, default=SOURCE.parent / "shared")
@@ -288,7 +298,8 @@ def main():
     args = parser.parse_args()
 
     results = [run(target, args) for target in args.targets]
-    print(f"\nmake fuzz summary ({args.seconds} s per target; cov: coverage edges, ft: features, corpus: units)")
+    print(f"\nmake fuzz summary ({args.seconds} s per target; "
+          "cov: coverage edges, ft: features, corpus: units)")
     print(f"{'target':<14}{'execs':>11}{'execs/s':>9}{'cov':>7}{'ft':>8}{'corpus':>8}  crashes")
     for r in results:
         crashes = ", ".join(r["crashes"]) or ("none" if not r["failed"] else f"fuzzer failed, see {r['log']}")
