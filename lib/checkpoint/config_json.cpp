@@ -30,7 +30,7 @@ ConfigJson ConfigJson::load(const std::string& path) {
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {  // parse_error, or out_of_range for a number like 1e400
     TORCH_CHECK(false, path, ": not valid JSON: ", error.what());
   }
   TORCH_CHECK(json.is_object(), path, ": the config must be a JSON object");

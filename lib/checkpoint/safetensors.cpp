@@ -88,7 +88,7 @@ nlohmann::json parse_header(const std::string& path, const char* text, std::size
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(text, text + size, reject_duplicates);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {  // parse_error, or out_of_range for a number like 1e400
     TORCH_CHECK(false, file_context(path), ": the header is not valid JSON: ", error.what());
   }
   TORCH_CHECK(duplicate.empty(), tensor_context(path, duplicate),

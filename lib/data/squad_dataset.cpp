@@ -139,7 +139,7 @@ SquadDataset load_squad(const std::string& path) {
   json root;
   try {
     root = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     TORCH_CHECK(false, path, ": not valid JSON (", e.what(), "); a truncated download? fetch the file again");
   }
   return parse_squad(root, path);

@@ -34,7 +34,7 @@ LoadedFile load(const DataRoot& root, const std::string& name) {
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     TORCH_CHECK(false, path.string(), ": not valid JSON (", e.what(), "); a truncated download? fetch it again");
   }
   return {parse_squad(json, path.string()), sha256_hex(text)};

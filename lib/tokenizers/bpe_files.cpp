@@ -24,7 +24,7 @@ std::vector<std::string> read_vocab(const std::string& path, const std::string& 
   nlohmann::json vocab;
   try {
     vocab = nlohmann::json::parse(read_file(path, directory));
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     TORCH_CHECK(false, path, " is not valid JSON (", e.what(), "); replace it with an intact vocab.json");
   }
   TORCH_CHECK(vocab.is_object() && !vocab.empty(), path,

@@ -37,6 +37,11 @@ TEST_CASE("ConfigJson rejects missing and malformed files", "[config]") {
   std::ofstream(dir.file("broken.json")) << R"({"a": )";
   CHECK_THROWS_WITH(ConfigJson::load(dir.file("broken.json")),
                     Contains("broken.json") && Contains("not valid JSON"));
+  // Found by make fuzz: nlohmann's parser reports a number beyond double's range as out_of_range, not
+  // parse_error, and it escaped the loader.
+  std::ofstream(dir.file("huge.json")) << R"({"hidden_size": 1e400})";
+  CHECK_THROWS_WITH(ConfigJson::load(dir.file("huge.json")),
+                    Contains("huge.json") && Contains("not valid JSON") && Contains("1e400"));
   std::ofstream(dir.file("list.json")) << "[1]";
   CHECK_THROWS_WITH(ConfigJson::load(dir.file("list.json")),
                     Contains("list.json") && Contains("JSON object"));

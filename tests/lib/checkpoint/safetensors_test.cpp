@@ -147,6 +147,10 @@ TEST_CASE("safetensors reader rejects corrupt files, naming the file and the ten
     write_raw(path, R"({"x": {"dtype": "F32", "shape": [1], )", "abcd");
     CHECK_THROWS_WITH(SafetensorsFile(path), Contains(path) && Contains("not valid JSON"));
   }
+  SECTION("header with a number beyond double's range (found by make fuzz)") {
+    write_raw(path, R"({"x":{"dtype":"F32","shape":[1e400],"data_offsets":[0,4]}})", "abcd");
+    CHECK_THROWS_WITH(SafetensorsFile(path), Contains(path) && Contains("not valid JSON") && Contains("1e400"));
+  }
   SECTION("header that is not an object") {
     write_raw(path, "[1, 2]", "");
     CHECK_THROWS_WITH(SafetensorsFile(path), Contains(path) && Contains("does not start with '{'"));

@@ -96,11 +96,15 @@ TEST_CASE("article-split needs three articles and names a file it cannot read", 
   TempDir dir;
   write_squad(dir.file("SQuAD/two.json"), 2);
   std::ofstream(dir.file("SQuAD/cut.json")) << R"({"version": "1.1", "data": [{"title": "T", "parag)";
+  std::ofstream(dir.file("SQuAD/huge.json")) << R"({"version": 1e400, "data": []})";
   const DataRoot root{dir.path(), "given path"};
   CHECK_THROWS_WITH(make_squad_splits(root, SquadSplitOptions().split_file("two.json")),
                     Contains("2 article(s)") && Contains("at least 3"));
   CHECK_THROWS_WITH(make_squad_splits(root, SquadSplitOptions().split_file("cut.json")),
                     Contains("cut.json") && Contains("truncated download"));
+  // The reader make fuzz found letting nlohmann's out_of_range (a number beyond double's range) escape.
+  CHECK_THROWS_WITH(make_squad_splits(root, SquadSplitOptions().split_file("huge.json")),
+                    Contains("huge.json") && Contains("not valid JSON") && Contains("1e400"));
   CHECK(parse_squad_protocol("official") == SquadProtocol::kOfficial);
   CHECK_THROWS_WITH(parse_squad_protocol("propetl"), Contains("official or article-split"));
 }

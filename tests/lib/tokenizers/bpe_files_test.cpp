@@ -39,6 +39,11 @@ TEST_CASE("read_bpe_files names the file and the fix for missing or corrupt file
     CHECK_THROWS_WITH(read_bpe_files(dir.path()), Catch::Contains("vocab.json is not valid JSON") &&
                                                       Catch::Contains("intact vocab.json"));
   }
+  SECTION("vocab.json holds a number beyond double's range (found by make fuzz)") {
+    dir.write("vocab.json", R"({"<s>": 0, "a": 1e400})");
+    CHECK_THROWS_WITH(read_bpe_files(dir.path()),
+                      Catch::Contains("vocab.json is not valid JSON") && Catch::Contains("1e400"));
+  }
   SECTION("vocab.json is not an object") {
     dir.write("vocab.json", "[\"<s>\", \"a\"]");
     CHECK_THROWS_WITH(read_bpe_files(dir.path()), Catch::Contains("must be a non-empty JSON object"));
