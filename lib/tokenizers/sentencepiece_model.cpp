@@ -300,13 +300,16 @@ std::string SentencePieceModel::normalize_with_charsmap(std::string_view text, A
 void SentencePieceModel::encode_unigram(std::string_view s, std::vector<int64_t>& ids, Spans* spans) const {
   // Viterbi over the lattice of pieces: best[i] is the best total score of a segmentation of s[0, i).
   // User-defined symbols score 0, above any normal piece's (negative) log-probability, so they win.
+  // Whether a position is reached is from[i] >= 0, not a score: a model's scores may be -inf or NaN, or
+  // sum to -inf, and every reached position must still reach the next, or the walk back from n breaks.
   const std::size_t n = s.size();
   constexpr float kNone = -std::numeric_limits<float>::infinity();
   std::vector<float> best(n + 1, kNone);
   std::vector<int32_t> from(n + 1, -1), piece(n + 1, -1);
   best[0] = 0.0f;
+  const auto improves = [&](std::size_t end, float score) { return from[end] < 0 || score > best[end]; };
   for (std::size_t start = 0; start < n; ++start) {
-    if (best[start] == kNone) continue;
+    if (start > 0 && from[start] < 0) continue;
     const std::size_t char_bytes = utf8_length(static_cast<uint8_t>(s[start]));
     bool single_char_piece = false;
     int32_t node = 0;
@@ -318,7 +321,7 @@ void SentencePieceModel::encode_unigram(std::string_view s, std::vector<int64_t>
       if (id < 0) continue;
       const float score = best[start] + (pieces_[id].type == PieceType::kUserDefined ? 0.0f : pieces_[id].score);
       if (end == start + char_bytes) single_char_piece = true;
-      if (score > best[end]) {
+      if (improves(end, score)) {
         best[end] = score;
         from[end] = static_cast<int32_t>(start);
         piece[end] = id;
@@ -327,7 +330,7 @@ void SentencePieceModel::encode_unigram(std::string_view s, std::vector<int64_t>
     if (!single_char_piece) {
       const std::size_t end = std::min(n, start + char_bytes);
       const float score = best[start] + min_score_ - kUnkPenalty;
-      if (score > best[end]) {
+      if (improves(end, score)) {
         best[end] = score;
         from[end] = static_cast<int32_t>(start);
         piece[end] = static_cast<int32_t>(unk_id_);
