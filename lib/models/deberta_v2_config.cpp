@@ -134,7 +134,11 @@ DebertaV2Options load_deberta_v2_config(const std::string& path) {
   }
   if (config.has("attention_head_size")) {
     const auto head = config.required<int64_t>("attention_head_size");
-    TORCH_CHECK(head * options.num_attention_heads() == options.hidden_size(), path,
+    // Both factors come from the file, so their product may overflow (undefined behaviour): checked.
+    int64_t product = 0;
+    TORCH_CHECK(!__builtin_mul_overflow(head, options.num_attention_heads(), &product) &&
+                    product == options.hidden_size(),
+                path,
                 ": field 'attention_head_size' ", head, " × heads must equal hidden_size (other head sizes are not supported)");
   }
   const ConfigLabels labels = parse_labels(config);
