@@ -520,7 +520,11 @@ void check_consistency(Reader& reader, const YAML::Node& root, const Spec& spec)
   for (const auto& row : spec.rows) {
     std::map<std::pair<std::string, std::string>, std::vector<nlohmann::json>> covered;  // (axis, parameter) → values
     for (const auto& per : row.per) covered[{per.axis, per.parameter}].push_back(per.when);
-    for (const auto& [key, whens] : covered) {
+    // Named references, not a structured binding: C++17 lambdas cannot capture those (GCC allows it,
+    // clang, which the fuzz build uses, does not).
+    for (const auto& entry : covered) {
+      const auto& key = entry.first;
+      const auto& whens = entry.second;
       const auto check_axes = [&](const Axes& axes, const std::string& where) {
         for (const auto& axis : axes) {
           if (axis.name != key.first) continue;
@@ -556,7 +560,8 @@ Spec load_spec(const std::string& path) {
   return spec;
 }
 
-Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics) {
+// A function-try-block: whatever the walk below meets, the caller gets a diagnostic, not an exception.
+Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics) try {
   Spec spec;
   spec.file = path;
   Reader reader(path);
@@ -660,6 +665,15 @@ Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics) {
   }
   if (reader.diagnostics().empty()) check_consistency(reader, node, spec);
   return spec;
+} catch (const YAML::BadConversion& e) {
+  // A list or a mapping where the walk reads a single value (a row's label, a key) fails yaml-cpp's
+  // conversion; Report has already handed over what was found before it.
+  diagnostics.push_back({path, e.mark.line + 1, e.mark.column + 1,
+                         "expected a single value here, found a list or a mapping"});
+  return {};
+} catch (const YAML::Exception& e) {  // any other yaml-cpp error of the walk (an invalid node, …)
+  diagnostics.push_back({path, e.mark.line + 1, e.mark.column + 1, "YAML: " + e.msg});
+  return {};
 }
 
 }  // namespace capaboost::harness
