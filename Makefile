@@ -26,7 +26,8 @@ DEB_PACKAGES := cmake g++ make pkg-config ccache git \
   libtorch-dev python3-torch libopenblas0-openmp \
   libfmt-dev libyaml-cpp-dev catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev \
   libsqlite3-dev libsentencepiece-dev sentencepiece gnuplot-nox wordnet-base \
-  libpng-dev libjpeg62-turbo-dev dataset-fashion-mnist libdnnl-dev
+  libpng-dev libjpeg62-turbo-dev dataset-fashion-mnist libdnnl-dev \
+  slurm-wlm munge
 
 PROFILE ?= mini
 RESULTS ?= results

@@ -1,13 +1,18 @@
+#include "cluster/slurm_backend.h"
+#include "cluster/slurm_submission.h"
 #include "commands/commands.h"
+#include "commands/slurm_submit.h"
 #include "commands/sweep_options.h"
 #include "execute/executor.h"
 #include "plan/data_fingerprint.h"
+#include "runtime/device.h"
 #include "store/record_store.h"
 #include "store/run_claims.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -57,21 +62,48 @@ Command run_command(CLI::App& app) {
   auto options = std::make_shared<SweepOptions>();
   auto execute_options = std::make_shared<ExecuteOptions>();
   auto worker = std::make_shared<std::string>();
+  auto array_task = std::make_shared<std::string>();
+  auto backend = std::make_shared<std::string>("local");
+  auto slurm = std::make_shared<SlurmResources>();
+  auto device = std::make_shared<std::string>("auto");
   add_sweep_options(sub, *options);
   sub->add_flag("--force", execute_options->force, "rerun runs that already have a record");
   sub->add_flag("--retry-failed", execute_options->retry_failed, "rerun runs recorded as failed");
   sub->add_flag("--dry-run", execute_options->dry_run, "list what would run and stop");
   sub->add_option("--jobs,-j", execute_options->jobs, "parallel worker processes (threads are split among them)")
       ->check(CLI::Range(1, 64));
+  sub->add_option("--pack", execute_options->pack,
+                  "train up to K compatible runs as one (runs of one seed differing in lr, rank or masks; README "
+                  "'Many small runs at once')")
+      ->check(CLI::Range(1, 256));
+  sub->add_option("--device", *device, "cpu, cuda, or auto: cuda when this LibTorch sees a GPU (README, 'GPU clusters')")
+      ->check(CLI::IsMember(runtime::device_names()));
   sub->add_option("--worker", *worker, "internal: run share i of n (i/n)")->group("");
-  return {sub, [options, execute_options, worker] {
-            const auto sweep = load_sweep(*options);
+  sub->add_option("--array-task", *array_task, "internal: run the key on line $SLURM_ARRAY_TASK_ID+1 of this list")
+      ->group("");
+  sub->add_option("--backend", *backend, "local (run here), or slurm (submit a job array and return)")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  const std::string slurm_group = "SLURM (--backend slurm)";
+  sub->add_option("--partition", slurm->partition, "partition to submit to (default: the cluster's)")->group(slurm_group);
+  sub->add_option("--time", slurm->time, "time limit per run, as sbatch takes it (e.g. 02:00:00)")->group(slurm_group);
+  sub->add_option("--cpus-per-run", slurm->cpus_per_run, "cores per run (its torch threads)")
+      ->check(CLI::Range(1, 1024))->group(slurm_group);
+  sub->add_option("--gpus-per-run", slurm->gpus_per_run, "GPUs per run (--gres=gpu:N)")
+      ->check(CLI::Range(0, 64))->group(slurm_group);
+  sub->add_option("--max-parallel", slurm->max_parallel, "at most this many runs at once (0: no limit)")
+      ->check(CLI::Range(0, 100000))->group(slurm_group);
+  sub->add_option("--sbatch", slurm->extra, "further sbatch option, repeatable (e.g. --sbatch=--account=lab)")
+      ->group(slurm_group);
+  return {sub, [options, execute_options, worker, array_task, backend, slurm, device] {
+            auto sweep = load_sweep(*options);
             RecordStore store(options->results_dir);
             auto opts = *execute_options;
             opts.spec_name = sweep.spec.name;
             opts.profile = options->profile;
             opts.context.data_root = resolve_data_root(options->data_root);
             opts.context.interactive = isatty(STDOUT_FILENO);
+            // Resolved where the runs execute: a submitting login node may have no GPU.
+            if (*backend == "local") opts.context.device = runtime::resolve_device(*device);
             if (!worker->empty()) {
               int i = 0, n = 0;
               if (std::sscanf(worker->c_str(), "%d/%d", &i, &n) != 2 || n < 1 || i < 0 || i >= n) {
@@ -80,14 +112,37 @@ Command run_command(CLI::App& app) {
               opts.worker = i;
               opts.jobs = n;
             }
+            if (!array_task->empty()) {
+              // One array task of a SLURM submission: its run only, written as a record and left to the
+              // submitting side to index (like a worker's).
+              const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
+              if (task == nullptr) throw std::invalid_argument("--array-task runs inside a SLURM array task only");
+              const std::string key = run_list_key(*array_task, std::stoul(task));
+              std::vector<RunConfig> mine;
+              for (const auto& run : sweep.runs) {
+                if (run.key == key && mine.empty()) mine.push_back(run);
+              }
+              if (mine.empty()) {
+                throw std::runtime_error(fmt::format(
+                    "run {} of {} is not a run of {} under profile '{}' any more (the spec or the code changed "
+                    "after submission); submit again with `capaboost run {} --backend slurm`",
+                    key, *array_task, options->spec_path, options->profile, options->spec_path));
+              }
+              sweep.runs = std::move(mine);
+              opts.worker = 0;
+              opts.jobs = 1;
+              if (const char* job = std::getenv("SLURM_JOB_ID")) opts.scheduler_task = job;
+            }
             opts.self_exe = std::filesystem::read_symlink("/proc/self/exe").string();
+            if (*backend == "slurm") return submit_sweep_to_slurm(sweep, *options, opts, *slurm, *device);
             opts.worker_args = {"run", options->spec_path, "--profile", options->profile, "--results",
                                 options->results_dir};
             if (!options->data_root.empty()) opts.worker_args.insert(opts.worker_args.end(), {"--data-root", options->data_root});
+            opts.worker_args.insert(opts.worker_args.end(), {"--device", *device, "--pack", std::to_string(opts.pack)});
             if (opts.force) opts.worker_args.push_back("--force");
             if (opts.retry_failed) opts.worker_args.push_back("--retry-failed");
             const auto summary = execute(sweep.runs, store, opts, sweep.axes);
-            if (opts.worker < 0) {
+            if (opts.worker < 0 || !array_task->empty()) {
               fmt::print("{}: {} run, {} failed, {} already recorded{} (profile '{}')\n", sweep.spec.name,
                          summary.succeeded, summary.failed, summary.skipped,
                          summary.elsewhere ? fmt::format(", {} running in another process", summary.elsewhere) : "",
@@ -102,7 +157,7 @@ Command status_command(CLI::App& app) {
   auto options = std::make_shared<SweepOptions>();
   add_sweep_options(sub, *options, /*spec_required=*/false);
   return {sub, [options] {
-            const RecordStore store(options->results_dir);
+            RecordStore store(options->results_dir);
             if (options->spec_path.empty()) {
               std::map<std::string, std::map<std::string, int>> counts;  // spec → status → n
               for (const auto& record : store.all()) ++counts[record.spec][to_string(record.status)];
@@ -115,19 +170,34 @@ Command status_command(CLI::App& app) {
             }
             const auto sweep = load_sweep(*options);
             const RunClaims claims(options->results_dir);
-            int ok = 0, failed = 0, missing = 0, running = 0;
+            // Runs submitted to SLURM (cluster/slurm_backend.h): asks the scheduler only when there are some.
+            const auto scheduled = scheduled_runs(options->results_dir, sweep.spec.name, options->profile);
+            int ok = 0, failed = 0, missing = 0, running = 0, queued = 0;
             double ok_seconds = 0.0;  // summed over the finished runs: the compute the results took
             std::set<std::string> seen;
+            std::vector<RunRecord> recorded;
             for (const auto& run : sweep.runs) {
               if (!seen.insert(run.key).second) continue;
               const auto record = store.read(run.key);
+              if (record) recorded.push_back(*record);
               const auto holder = record ? std::optional<ClaimHolder>() : claims.holder(run.key);
-              if (holder && !claims.is_stale(claims.claim_path(run.key))) {
+              const auto task = record ? scheduled.end() : scheduled.find(run.key);
+              if (task != scheduled.end() && task->second.active) {
+                ++(task->second.word == "running" ? running : queued);
+                fmt::print("{:<8}{}  {}: SLURM task {}\n", task->second.word, run.key.substr(0, 12),
+                           run.display_name(sweep.axes), task->second.task_id);
+              } else if (holder && !claims.is_stale(claims.claim_path(run.key))) {
                 ++running;
                 fmt::print("running {}  {}: {} pid {} since {}\n", run.key.substr(0, 12), run.display_name(sweep.axes),
                            holder->host, holder->pid, holder->claimed_at);
               } else if (!record) {
                 ++missing;
+                if (task != scheduled.end()) {
+                  fmt::print("missing {}  {}: SLURM task {} {} without a record (its log: {}); `run --backend "
+                             "slurm` submits it again\n",
+                             run.key.substr(0, 12), run.display_name(sweep.axes), task->second.task_id,
+                             task->second.word, task->second.log);
+                }
               } else if (record->ok()) {
                 ++ok;
                 ok_seconds += record->wall_time_s;
@@ -136,9 +206,11 @@ Command status_command(CLI::App& app) {
                 fmt::print("failed  {}  {}: {}\n", run.key.substr(0, 12), run.display_name(sweep.axes), record->reason);
               }
             }
-            fmt::print("{} (profile '{}'): {} ok, {} failed, {}{} missing; the ok runs took {:.1f} min of run time\n",
-                       sweep.spec.name, options->profile, ok, failed,
+            fmt::print("{} (profile '{}'): {} ok, {} failed, {}{}{} missing; the ok runs took {:.1f} min of run time\n",
+                       sweep.spec.name, options->profile, ok, failed, queued ? fmt::format("{} queued, ", queued) : "",
                        running ? fmt::format("{} running, ", running) : "", missing, ok_seconds / 60.0);
+            // SLURM array tasks write records only; the submitting side indexes them, and so does status.
+            if (!scheduled.empty()) store.add_to_index(recorded);
             // Records of this spec and profile that no planned run has: made by older code or an older
             // version of the spec. They stay on disk but are never reused.
             std::map<std::string, int> stale;  // code version → count
@@ -152,7 +224,7 @@ Command status_command(CLI::App& app) {
                          "or an older spec); they are not reused\n",
                          count, version);
             }
-            return failed || missing || running ? int{kExitIncomplete} : int{kExitOk};
+            return failed || missing || running || queued ? int{kExitIncomplete} : int{kExitOk};
           }};
 }
 

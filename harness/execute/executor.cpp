@@ -2,6 +2,7 @@
 
 #include "execute/provenance.h"
 #include "plan/run_key.h"
+#include "runtime/device.h"
 #include "runtime/process_memory.h"
 #include "store/run_claims.h"
 #include "util/setup_error.h"
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -68,6 +70,38 @@ bool run_workers(const ExecuteOptions& options) {
   return setup_stopped;
 }
 
+// `pending` in packs of at most options.pack runs that the measure can train as one: same measure, and
+// configurations equal but for its MeasurePacking::varying parameters, in the order of their first
+// run. Runs the measure cannot pack, and every run when options.pack is 1, are packs of one.
+std::vector<std::vector<const RunConfig*>> form_packs(const std::vector<const RunConfig*>& pending,
+                                                      const ExecuteOptions& options) {
+  std::vector<std::vector<const RunConfig*>> packs;
+  std::map<std::string, size_t> open;  // compatibility key → index of its pack still filling
+  std::map<std::string, int> alone;    // why runs could not be packed → how many
+  for (const auto* run : pending) {
+    const MeasureSpec& measure = find_measure(run->measure);
+    std::string why_not = options.pack <= 1 ? "--pack 1" : !measure.packing ? "measure " + measure.name + " cannot pack" : "";
+    if (why_not.empty()) why_not = measure.packing->unpackable(Parameters(run->config), options.context);
+    if (!why_not.empty()) {
+      if (options.pack > 1) ++alone[why_not];
+      packs.push_back({run});
+      continue;
+    }
+    nlohmann::json shared = run->config;
+    for (const auto& name : measure.packing->varying) shared.erase(name);
+    const std::string key = run->measure + " " + shared.dump();
+    const auto found = open.find(key);
+    if (found != open.end() && packs[found->second].size() < static_cast<size_t>(options.pack)) {
+      packs[found->second].push_back(run);
+    } else {
+      open[key] = packs.size();
+      packs.push_back({run});
+    }
+  }
+  for (const auto& [reason, count] : alone) fmt::print("note: {} run(s) run alone: {}\n", count, reason);
+  return packs;
+}
+
 }  // namespace
 
 bool needs_run(const RunConfig& run, const RecordStore& store, const ExecuteOptions& options) {
@@ -77,8 +111,10 @@ bool needs_run(const RunConfig& run, const RecordStore& store, const ExecuteOpti
   return options.retry_failed && !record->ok();
 }
 
-RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOptions& options,
-                      const std::string& display_name) {
+namespace {
+
+// A record of `run` before its outcome: who, what, which code, which data.
+RunRecord start_record(const RunConfig& run, const ExecuteOptions& options, const std::string& display_name) {
   RunRecord record;
   record.key = run.key;
   record.spec = options.spec_name;
@@ -90,41 +126,117 @@ RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOpt
   record.data_fingerprint = run.data_fingerprint;
   record.model_fingerprint = run.model_fingerprint;
   record.code_version = kCodeVersion;
-  const auto start = std::chrono::steady_clock::now();
-  RunContext context = options.context;
-  context.tuned_state_path = store.tuned_state_path(run.key);
-  try {
-    const auto result = find_measure(run.measure).run(Parameters(run.config), context);
-    for (const auto& [name, value] : result.metrics.items()) {
-      if (value.is_number() && !std::isfinite(value.get<double>())) {
-        throw std::runtime_error(fmt::format("metric '{}' is not finite", name));
-      }
+  return record;
+}
+
+// Sets the outcome: ok with the metrics, unless a metric is not finite (then failed).
+void set_outcome(RunRecord& record, const MeasureResult& result) {
+  for (const auto& [name, value] : result.metrics.items()) {
+    if (value.is_number() && !std::isfinite(value.get<double>())) {
+      throw std::runtime_error(fmt::format("metric '{}' is not finite", name));
     }
-    record.status = RunStatus::kOk;
-    record.metrics = result.metrics;
-    record.details = result.details;
-  } catch (const SetupError&) {
-    throw;  // the machine lacks something: no experiment ran, so nothing is recorded
-  } catch (const std::exception& e) {
-    record.status = RunStatus::kFailed;
-    record.reason = reason_of(e);
-    // A failed run's weights (a finite loss, then a non-finite metric) belong to no result.
-    std::remove(context.tuned_state_path.c_str());
   }
-  record.wall_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  record.status = RunStatus::kOk;
+  record.metrics = result.metrics;
+  record.details = result.details;
+}
+
+void set_failure(RunRecord& record, const std::string& reason, const std::string& tuned_state_path) {
+  record.status = RunStatus::kFailed;
+  record.reason = reason;
+  // A failed run's weights (a finite loss, then a non-finite metric) belong to no result.
+  std::remove(tuned_state_path.c_str());
+}
+
+// Stamps time, memory and provenance, and writes the record (indexed unless this is a worker).
+void finish_record(RunRecord& record, const RunConfig& run, double seconds, RecordStore& store,
+                   const ExecuteOptions& options) {
+  record.wall_time_s = seconds;
   record.peak_memory_mb = peak_rss_mib();
   record.finished_at = utc_now();
   record.provenance = provenance();
   record.provenance["seed"] = run.config.value("seed", nlohmann::json());
+  record.provenance["device"] = runtime::device_label(options.context.device);
   store.write(record);
   if (options.worker < 0) store.add_to_index({record});
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOptions& options,
+                      const std::string& display_name) {
+  RunRecord record = start_record(run, options, display_name);
+  const auto start = std::chrono::steady_clock::now();
+  RunContext context = options.context;
+  context.tuned_state_path = store.tuned_state_path(run.key);
+  try {
+    set_outcome(record, find_measure(run.measure).run(Parameters(run.config), context));
+  } catch (const SetupError&) {
+    throw;  // the machine lacks something: no experiment ran, so nothing is recorded
+  } catch (const std::exception& e) {
+    set_failure(record, reason_of(e), context.tuned_state_path);
+  }
+  finish_record(record, run, seconds_since(start), store, options);
   return record;
+}
+
+std::vector<RunRecord> execute_pack(const std::vector<const RunConfig*>& runs, RecordStore& store,
+                                    const ExecuteOptions& options, const std::vector<std::string>& display_names) {
+  const MeasureSpec& measure = find_measure(runs.front()->measure);
+  TORCH_CHECK(measure.packing && runs.size() >= 2, "execute_pack: measure '", measure.name,
+              "' cannot pack, or fewer than two runs were given");
+  std::vector<Parameters> configs;
+  std::vector<RunContext> contexts;
+  std::vector<std::string> keys;
+  for (const auto* run : runs) {
+    configs.emplace_back(run->config);
+    contexts.push_back(options.context);
+    contexts.back().tuned_state_path = store.tuned_state_path(run->key);
+    keys.push_back(run->key);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<PackedOutcome> outcomes;
+  std::string pack_failure;
+  try {
+    outcomes = measure.packing->run(configs, contexts);
+  } catch (const PackRefused& e) {
+    // Not packable after all: the same runs alone, as if --pack were 1.
+    fmt::print("        not packed ({}); running them one by one\n", e.what());
+    std::vector<RunRecord> records;
+    for (size_t i = 0; i < runs.size(); ++i) records.push_back(execute_run(*runs[i], store, options, display_names[i]));
+    return records;
+  } catch (const SetupError&) {
+    throw;
+  } catch (const std::exception& e) {
+    pack_failure = reason_of(e);  // the pack as a whole failed: every run records why
+  }
+  // Each run's share of the pack's wall time: what runs per hour are made of.
+  const double seconds = seconds_since(start) / static_cast<double>(runs.size());
+  std::vector<RunRecord> records;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    RunRecord record = start_record(*runs[i], options, display_names[i]);
+    try {
+      if (!pack_failure.empty()) throw std::runtime_error(pack_failure);
+      if (!outcomes[i].failure.empty()) throw std::runtime_error(outcomes[i].failure);
+      set_outcome(record, outcomes[i].result);
+      record.details["pack"] = {{"size", runs.size()}, {"keys", keys}};
+    } catch (const std::exception& e) {
+      set_failure(record, e.what(), contexts[i].tuned_state_path);
+    }
+    finish_record(record, *runs[i], seconds, store, options);
+    records.push_back(std::move(record));
+  }
+  return records;
 }
 
 ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, const ExecuteOptions& options,
                        const std::vector<std::string>& axis_names) {
   store.remove_stale_temporaries();
-  RunClaims claims(store.results_dir());
+  RunClaims claims(store.results_dir(), RunClaims::kDefaultLease, options.scheduler_task);
   if (options.worker < 0) claims.remove_stale();
   ExecuteSummary summary;
   std::vector<const RunConfig*> pending, others;
@@ -172,28 +284,41 @@ ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, c
     return summary;
   }
   int index = 0;
-  for (const auto* run : pending) {
-    const int mine = index++;
-    const auto claim = claims.try_claim(run->key);
-    if (!claim) {
-      ++summary.elsewhere;  // another worker or process runs it
-      continue;
+  for (const auto& group : form_packs(pending, options)) {
+    // Every run of a pack is claimed first; runs another process holds or finished are left out.
+    std::vector<std::unique_ptr<RunClaim>> held;
+    std::vector<const RunConfig*> claimed;
+    std::vector<std::string> names;
+    for (const auto* run : group) {
+      auto claim = claims.try_claim(run->key);
+      if (!claim) {
+        ++summary.elsewhere;  // another worker or process runs it
+        continue;
+      }
+      // Finished by another process between planning and the claim.
+      if (!needs_run(*run, store, options)) {
+        ++summary.skipped;
+        continue;
+      }
+      held.push_back(std::move(claim));
+      claimed.push_back(run);
+      names.push_back(run->display_name(axis_names));
+      fmt::print("[{}/{}] {}  {}\n", ++index, pending.size(), run->key.substr(0, 12), names.back());
     }
-    // Finished by another process between planning and the claim.
-    if (!needs_run(*run, store, options)) {
-      ++summary.skipped;
-      continue;
-    }
-    const std::string name = run->display_name(axis_names);
-    fmt::print("[{}/{}] {}  {}\n", mine + 1, pending.size(), run->key.substr(0, 12), name);
+    if (claimed.empty()) continue;
+    if (claimed.size() > 1) fmt::print("        training these {} runs as one pack\n", claimed.size());
     std::fflush(stdout);
-    const RunRecord record = execute_run(*run, store, options, name);
-    if (record.ok()) {
-      ++summary.succeeded;
-      fmt::print("        ok in {:.1f}s  {}\n", record.wall_time_s, record.metrics.dump());
-    } else {
-      ++summary.failed;
-      fmt::print("        FAILED: {}\n", record.reason);
+    const std::vector<RunRecord> records = claimed.size() > 1
+                                               ? execute_pack(claimed, store, options, names)
+                                               : std::vector<RunRecord>{execute_run(*claimed[0], store, options, names[0])};
+    for (const auto& record : records) {
+      if (record.ok()) {
+        ++summary.succeeded;
+        fmt::print("        ok in {:.1f}s  {}\n", record.wall_time_s, record.metrics.dump());
+      } else {
+        ++summary.failed;
+        fmt::print("        FAILED: {}\n", record.reason);
+      }
     }
     std::fflush(stdout);
   }

@@ -35,7 +35,7 @@ nlohmann::json collect() {
   std::array<char, 256> host{};
   gethostname(host.data(), host.size() - 1);
   const auto blas = runtime::blas_info();
-  return {{"git_sha", sha.empty() ? "unknown" : sha},
+  nlohmann::json collected = {{"git_sha", sha.empty() ? "unknown" : sha},
           {"git_dirty", !dirty.empty()},
           {"compiler", CAPABOOST_COMPILER},
           {"build_type", CAPABOOST_BUILD_TYPE},
@@ -48,6 +48,16 @@ nlohmann::json collect() {
           {"openblas_coretype_env", blas.coretype_env},
           {"cpu_bf16", runtime::cpu_bf16_support()},
           {"omp_wait_policy", std::getenv("OMP_WAIT_POLICY") != nullptr ? std::getenv("OMP_WAIT_POLICY") : ""}};
+  // A SLURM array task names itself JOB_TASK (squeue's and sacct's id for it), so a record leads to its log.
+  const char* array_job = std::getenv("SLURM_ARRAY_JOB_ID");
+  const char* array_task = std::getenv("SLURM_ARRAY_TASK_ID");
+  const char* job = std::getenv("SLURM_JOB_ID");
+  if (array_job != nullptr && array_task != nullptr) {
+    collected["slurm_job"] = std::string(array_job) + "_" + array_task;
+  } else if (job != nullptr) {
+    collected["slurm_job"] = job;
+  }
+  return collected;
 }
 
 }  // namespace

@@ -33,6 +33,15 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE INDEX IF NOT EXISTS runs_by_spec ON runs(spec, profile);
 )sql";
 
+// An index error as a message; a full disk gets the fix (the records, written first, are intact).
+std::string index_failure(int code, const std::string& message) {
+  std::string text = "results index: " + message;
+  if ((code & 0xff) == SQLITE_FULL) {
+    text += " (the disk is full: free space, then run `capaboost reindex`; the JSON run records are intact)";
+  }
+  return text;
+}
+
 struct Database {
   sqlite3* handle = nullptr;
   bool created = false;  ///< the table was (re)created: it holds no records yet
@@ -60,10 +69,11 @@ struct Database {
   ~Database() { sqlite3_close(handle); }
   void exec(const std::string& sql) {
     char* error = nullptr;
-    if (sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    const int code = sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, &error);
+    if (code != SQLITE_OK) {
       std::string message = error ? error : "unknown";
       sqlite3_free(error);
-      throw std::runtime_error("results index: " + message);
+      throw std::runtime_error(index_failure(code, message));
     }
   }
   int user_version() {
@@ -80,8 +90,8 @@ void upsert(Database& db, const RunRecord& record, const std::string& path) {
   const char* sql =
       "INSERT OR REPLACE INTO runs (key, spec, label, name, measure, profile, status, reason, config, metrics, "
       "wall_time_s, finished_at, path, schema_version) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-  if (sqlite3_prepare_v2(db.handle, sql, -1, &statement, nullptr) != SQLITE_OK) {
-    throw std::runtime_error(std::string("results index: ") + sqlite3_errmsg(db.handle));
+  if (const int code = sqlite3_prepare_v2(db.handle, sql, -1, &statement, nullptr); code != SQLITE_OK) {
+    throw std::runtime_error(index_failure(code, sqlite3_errmsg(db.handle)));
   }
   std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(statement, sqlite3_finalize);
   auto text = [&](int column, const std::string& value) {
@@ -101,8 +111,8 @@ void upsert(Database& db, const RunRecord& record, const std::string& path) {
   text(12, record.finished_at);
   text(13, path);
   sqlite3_bind_int(statement, 14, record.schema_version);
-  if (sqlite3_step(statement) != SQLITE_DONE) {
-    throw std::runtime_error(std::string("results index: ") + sqlite3_errmsg(db.handle));
+  if (const int code = sqlite3_step(statement); code != SQLITE_DONE) {
+    throw std::runtime_error(index_failure(code, sqlite3_errmsg(db.handle)));
   }
 }
 

@@ -100,8 +100,8 @@ void RunClaim::heartbeat() {
   }
 }
 
-RunClaims::RunClaims(const std::string& results_dir, std::chrono::seconds lease)
-    : directory_((fs::path(results_dir) / "claims").string()), lease_(lease) {}
+RunClaims::RunClaims(const std::string& results_dir, std::chrono::seconds lease, std::string scheduler_task)
+    : directory_((fs::path(results_dir) / "claims").string()), lease_(lease), scheduler_task_(std::move(scheduler_task)) {}
 
 std::string RunClaims::claim_path(const std::string& key) const {
   return (fs::path(directory_) / (key + ".claim")).string();
@@ -126,6 +126,10 @@ bool RunClaims::is_stale(const std::string& path) const {
   if (age > lease_.count()) return true;
   try {
     const auto json = nlohmann::json::parse(read_file(path));
+    // The scheduler runs one incarnation of a task at a time: a claim made under our own task id was
+    // made by this task before it was preempted or requeued (perhaps on another node, whose pid we
+    // cannot check).
+    if (!scheduler_task_.empty() && json.value("scheduler_task", "") == scheduler_task_) return true;
     const long pid = json.at("pid").get<long>();
     // A holder on this host is checked directly: a killed worker's claim is free at once.
     return json.at("host").get<std::string>() == host_name() && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 &&
@@ -139,12 +143,12 @@ bool RunClaims::is_stale(const std::string& path) const {
 std::unique_ptr<RunClaim> RunClaims::try_claim(const std::string& key) {
   static thread_local std::mt19937_64 nonce_source{std::random_device{}()};
   const std::string path = claim_path(key);
-  const std::string content = nlohmann::json{{"host", host_name()},
-                                             {"pid", static_cast<long>(::getpid())},
-                                             {"claimed_at", utc_now()},
-                                             {"nonce", std::to_string(nonce_source())}}
-                                  .dump() +
-                              "\n";
+  nlohmann::json holder = {{"host", host_name()},
+                           {"pid", static_cast<long>(::getpid())},
+                           {"claimed_at", utc_now()},
+                           {"nonce", std::to_string(nonce_source())}};
+  if (!scheduler_task_.empty()) holder["scheduler_task"] = scheduler_task_;
+  const std::string content = holder.dump() + "\n";
   // Made on the first claim, not on construction: `status` reads claims of read-only results too.
   std::error_code error;
   fs::create_directories(directory_, error);

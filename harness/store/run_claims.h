@@ -6,8 +6,10 @@
 // and on NFS v3+), holding who made it (host, pid, time, a nonce). While its run executes, the holder
 // touches the file's modification time every quarter lease; a claim is stale when its holder is a dead
 // process of this host or its modification time is older than the lease (a killed task on another
-// node, a node lost). A stale claim is taken over: renamed aside (one taker wins the rename), checked to
-// be the claim judged stale, removed, and created anew with O_EXCL.
+// node, a node lost), or when it names the scheduler task this process is (a SLURM array task that was
+// preempted or requeued: the scheduler runs one incarnation of it at a time). A stale claim is taken
+// over: renamed aside (one taker wins the rename), checked to be the claim judged stale, removed, and
+// created anew with O_EXCL.
 
 #include <chrono>
 #include <condition_variable>
@@ -51,9 +53,15 @@ class RunClaim {
 
 class RunClaims {
  public:
+  /// Long enough that a busy file server never makes a live holder look dead (it touches every lease/4).
+  static constexpr std::chrono::seconds kDefaultLease{300};
+
   /// Claims live in <results_dir>/claims/ (created by the first claim). `lease`: how long a holder may
-  /// go without touching its claim before others take it over.
-  explicit RunClaims(const std::string& results_dir, std::chrono::seconds lease = std::chrono::seconds(300));
+  /// go without touching its claim before others take it over. `scheduler_task`: for a process that is
+  /// one cluster task running one run, the id the scheduler keeps across requeues (SLURM_JOB_ID); its
+  /// claims carry it, and a claim carrying it is this task's own from an earlier incarnation.
+  explicit RunClaims(const std::string& results_dir, std::chrono::seconds lease = kDefaultLease,
+                     std::string scheduler_task = "");
 
   /// Claims `key` for this process: the claim, or nullptr when a live holder has it. Takes over a stale
   /// claim. Throws naming the directory when claims cannot be written (read-only or full disk).
@@ -75,6 +83,7 @@ class RunClaims {
  private:
   std::string directory_;
   std::chrono::seconds lease_;
+  std::string scheduler_task_;
 };
 
 /// This machine's host name (claims and provenance compare it).

@@ -41,11 +41,11 @@ Backbone load_deberta_backbone(const std::string& directory, const TaskHead& hea
   auto tokenizer = load_tokenizer(directory);  // spm.model with DeBERTa's [CLS]/[SEP] convention
   if (head.kind == TaskHead::Kind::kSpan) {
     auto loaded = load_deberta_v2_for_question_answering(directory);
-    backbone.processor = {tokenizer, deberta_max_length(loaded.model->options)};
+    backbone.processor = {tokenizer, deberta_max_length(loaded.model->options), std::nullopt};
     backbone.model = loaded.model.ptr();
   } else {
     auto loaded = load_deberta_v2_for_sequence_classification(directory, head.num_labels);
-    backbone.processor = {tokenizer, deberta_max_length(loaded.model->options)};
+    backbone.processor = {tokenizer, deberta_max_length(loaded.model->options), std::nullopt};
     backbone.model = loaded.model.ptr();
   }
   backbone.pretrained = true;
@@ -58,7 +58,7 @@ Backbone random_deberta_like(const std::string& directory, const TaskHead& head)
   Backbone backbone;
   auto tokenizer = load_tokenizer(directory);
   auto options = load_deberta_v2_config((fs::path(directory) / kConfigFileName).string());
-  backbone.processor = {tokenizer, deberta_max_length(options)};
+  backbone.processor = {tokenizer, deberta_max_length(options), std::nullopt};
   backbone.model = deberta_task_model(options, head);
   backbone.description = "architecture and tokenizer of " + directory + ", randomly initialised";
   return backbone;

@@ -33,11 +33,11 @@ Backbone load_roberta_backbone(const std::string& directory, const TaskHead& hea
   auto tokenizer = load_tokenizer(directory);  // byte-level BPE or SentencePiece, by the files present
   if (head.kind == TaskHead::Kind::kSpan) {
     auto loaded = load_roberta_for_question_answering(directory);
-    backbone.processor = {tokenizer, loaded.model->options.max_length()};
+    backbone.processor = {tokenizer, loaded.model->options.max_length(), std::nullopt};
     backbone.model = loaded.model.ptr();
   } else {
     auto loaded = load_roberta_for_sequence_classification(directory, head.num_labels);
-    backbone.processor = {tokenizer, loaded.model->options.max_length()};
+    backbone.processor = {tokenizer, loaded.model->options.max_length(), std::nullopt};
     backbone.model = loaded.model.ptr();
   }
   backbone.pretrained = true;
@@ -50,7 +50,7 @@ Backbone random_roberta_like(const std::string& directory, const TaskHead& head)
   Backbone backbone;
   auto tokenizer = load_tokenizer(directory);
   const auto options = load_roberta_config((fs::path(directory) / kConfigFileName).string());
-  backbone.processor = {tokenizer, options.max_length()};
+  backbone.processor = {tokenizer, options.max_length(), std::nullopt};
   backbone.model = roberta_task_model(options, head);
   backbone.description = "architecture and tokenizer of " + directory + ", randomly initialised";
   return backbone;
@@ -67,7 +67,7 @@ std::shared_ptr<Tokenizer> roberta_base_tokenizer(const BackboneContext& context
 Backbone random_roberta(const RobertaOptions& shape, const std::string& what, const TaskHead& head,
                         const BackboneContext& context) {
   Backbone backbone;
-  backbone.processor = {roberta_base_tokenizer(context), 0};
+  backbone.processor = {roberta_base_tokenizer(context), 0, std::nullopt};
   auto options = shape;
   options.vocab_size(backbone.processor.tokenizer->vocab_size());
   backbone.processor.max_length = options.max_length();

@@ -17,7 +17,10 @@ std::map<std::string, torch::Tensor> tuned_state(torch::nn::Module& model, const
   }
   const std::map<std::string, torch::Tensor> tensors = state_dict(model);
   std::map<std::string, torch::Tensor> state;
-  for (const auto& name : names) state.emplace(name, tensors.at(name).detach().clone());
+  // A copy on the CPU, whatever device the model trains on: the state outlives later steps and is saved.
+  for (const auto& name : names) {
+    state.emplace(name, tensors.at(name).detach().to(torch::kCPU, /*non_blocking=*/false, /*copy=*/true));
+  }
   return state;
 }
 

@@ -105,6 +105,8 @@ torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b, dou
               "batched_matmul: batch shapes of a ", a.sizes(), " and b ", b.sizes(), " differ");
   TORCH_CHECK(a.size(-1) == b.size(-2), "batched_matmul: a ", a.sizes(), " @ b ", b.sizes(),
               ": inner dimensions differ");
+  // Other devices (CUDA) have batched GEMMs of their own; the kernels below read CPU memory.
+  if (!a.device().is_cpu()) return alpha == 1.0 ? torch::matmul(a, b) : torch::matmul(a, b) * alpha;
   if (at::autocast::is_cpu_enabled()) {
     // Under CPU autocast (runtime/precision.h) the product runs as autocast runs torch::matmul: both
     // operands in its lower precision, oneDNN's batched GEMM over the whole batch in one call (its bf16

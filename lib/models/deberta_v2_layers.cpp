@@ -1,5 +1,6 @@
 #include "models/deberta_v2_layers.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/batched_matmul.h"
@@ -51,7 +52,8 @@ torch::Tensor DebertaV2EmbeddingsImpl::forward(const torch::Tensor& input_ids, c
     const int64_t max_positions = position_embeddings->options.num_embeddings();
     TORCH_CHECK(tokens <= max_positions, "DeBERTa: ", tokens, " tokens exceed max_position_embeddings ",
                 max_positions, " (truncate the input)");
-    x = x + position_embeddings->forward(torch::arange(tokens, torch::kLong)).unsqueeze(0);
+    x = x + position_embeddings->forward(torch::arange(tokens, torch::dtype(torch::kLong).device(input_ids.device())))
+                .unsqueeze(0);
   }
   if (token_type_embeddings) {
     x = x + token_type_embeddings->forward(token_type_ids.defined() ? token_type_ids : torch::zeros_like(input_ids));
@@ -87,8 +89,10 @@ torch::Tensor DisentangledSelfAttentionImpl::relative_scores(const torch::Tensor
   const auto limit = [&](const torch::Tensor& index) { return index.clamp(0, 2 * span_ - 1); };
   const auto c2p_index = limit(relative.positions + span_);  // (T, T)
   const auto p2c_index = limit(-relative.positions + span_);  // (T, T)
-  const int64_t low = std::min(c2p_index.min().item<int64_t>(), p2c_index.min().item<int64_t>());
-  const int64_t high = std::max(c2p_index.max().item<int64_t>(), p2c_index.max().item<int64_t>());
+  // The rows' range from the positions' range, known on the host: no device read per layer.
+  const auto clamp_row = [&](int64_t row) { return std::clamp<int64_t>(row, 0, 2 * span_ - 1); };
+  const int64_t low = std::min(clamp_row(relative.lowest + span_), clamp_row(-relative.highest + span_));
+  const int64_t high = std::max(clamp_row(relative.highest + span_), clamp_row(-relative.lowest + span_));
   const auto rows = pos_dropout->forward(relative.embeddings.narrow(0, low, high - low + 1)).unsqueeze(0);  // (1, R, C)
   const auto split = [&](const torch::Tensor& x) {  // (1, R, C) → (1, H, R, d)
     return x.view({1, x.size(1), heads, head_size()}).permute({0, 2, 1, 3});
@@ -202,8 +206,13 @@ DebertaV2EncoderOutput DebertaV2EncoderImpl::forward(const torch::Tensor& hidden
   const auto query_keep = mask.to(hidden.scalar_type()).view({batch, 1, tokens, 1});       // (B, 1, T, 1)
   RelativeContext relative;
   if (rel_embeddings) {
-    relative.positions = deberta_relative_positions(tokens, tokens, options_.position_buckets(),
-                                                    options_.effective_max_relative_positions());
+    // Bucketed on the CPU on every device (a (T, T) table): the float32 logs that pick the buckets then
+    // round the same way wherever the model runs.
+    const auto positions = deberta_relative_positions(tokens, tokens, options_.position_buckets(),
+                                                      options_.effective_max_relative_positions());
+    relative.lowest = positions.min().item<int64_t>();
+    relative.highest = positions.max().item<int64_t>();
+    relative.positions = positions.to(hidden.device());
     relative.embeddings = layer_norm ? layer_norm->forward(rel_embeddings->weight) : rel_embeddings->weight;
   }
   DebertaV2EncoderOutput out;

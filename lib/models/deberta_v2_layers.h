@@ -37,7 +37,9 @@ TORCH_MODULE(DebertaV2Embeddings);
 
 /// What every layer's attention shares: the relative positions and their (normalised) embeddings.
 struct RelativeContext {
-  torch::Tensor positions;   ///< (T, T) int64 bucketed i − j; undefined without relative attention
+  torch::Tensor positions;   ///< (T, T) int64 bucketed i − j, on the model's device; undefined without relative attention
+  int64_t lowest = 0;        ///< min and max of `positions`, read once on the CPU for every layer
+  int64_t highest = 0;
   torch::Tensor embeddings;  ///< (2·span, C) relative-position embeddings; undefined without
 };
 

@@ -25,7 +25,7 @@ struct ParallelDropoutOptions {
 };
 
 /// Drop-in for torch::nn::Dropout: identity in eval mode (and for p = 0); in training, a fresh mask
-/// per call, seeded from torch's default generator.
+/// per call, seeded from torch's default generator. On devices other than the CPU it is torch::dropout.
 class ParallelDropoutImpl : public torch::nn::Module {
  public:
   explicit ParallelDropoutImpl(const ParallelDropoutOptions& options = {});

@@ -82,7 +82,9 @@ torch::Tensor RobertaEmbeddingsImpl::forward(const torch::Tensor& input_ids,
   if (position_embedding_type == PositionEmbeddingType::kAbsolute) {
     const auto positions = roberta_position_ids(input_ids, pad_token_id);  // (B, T)
     const int64_t max_positions = position_embeddings->options.num_embeddings();
-    const int64_t highest = input_ids.numel() == 0 ? 0 : positions.max().item<int64_t>();
+    // Position ids never exceed pad + T: only inputs that long need the (device-synchronising) check.
+    const bool may_overflow = pad_token_id + input_ids.size(1) >= max_positions;
+    const int64_t highest = may_overflow && input_ids.numel() > 0 ? positions.max().item<int64_t>() : 0;
     TORCH_CHECK(highest < max_positions, "RoBERTa: ", input_ids.size(1), " tokens need position ids up to ",
                 highest, " but max_position_embeddings is ", max_positions, " (truncate to at most ",
                 max_positions - pad_token_id - 1, " tokens)");

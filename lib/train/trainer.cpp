@@ -9,6 +9,7 @@
 #include "data/batching.h"
 #include "measure/numerical_rank.h"
 #include "measure/parameter_count.h"
+#include "runtime/device.h"
 #include "runtime/process_memory.h"
 #include "train/lr_schedule.h"
 #include "train/optimizer_setup.h"
@@ -42,6 +43,16 @@ class EvalModeGuard {
   bool was_training_;
 };
 
+// `batch` with its tensors on `device`: the model's inputs and the loss's labels live where the model
+// does. On the CPU (every run here) it is the batch itself.
+Batch on_device(const Batch& batch, const torch::Device& device) {
+  if (device.is_cpu()) return batch;
+  Batch moved = batch;
+  for (auto& [name, tensor] : moved.inputs) tensor = tensor.to(device, /*non_blocking=*/true);
+  if (moved.labels.defined()) moved.labels = moved.labels.to(device, /*non_blocking=*/true);
+  return moved;
+}
+
 }  // namespace
 
 Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t batch_size,
@@ -52,14 +63,16 @@ Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t b
   std::vector<int64_t> order(static_cast<size_t>(split.size()));
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
   auto scorer = split.scorer();
+  const torch::Device device = runtime::module_device(model);
   for (const auto& indices : make_batches(order, batch_size)) {
     const Batch batch = split.collate(indices, BatchPadding::kLongest);
     torch::Tensor outputs;
     {
       const runtime::PrecisionScope scope(precision);
-      outputs = model.forward_batch(batch);
+      outputs = model.forward_batch(on_device(batch, device));
     }
-    scorer->add(outputs.to(torch::kFloat), batch);  // scorers read fp32, whatever the products ran in
+    // Scorers read fp32 on the CPU, whatever device and precision the products ran in.
+    scorer->add(outputs.to(torch::kCPU, torch::kFloat), batch);
   }
   return scorer->finish();
 }
@@ -98,6 +111,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
   }
   double training_seconds = 0;
   int64_t training_tokens = 0;
+  const torch::Device device = runtime::module_device(model);
   model.train();
   for (int64_t epoch = 0; epoch < options.epochs() && result.ok(); ++epoch) {
     const auto epoch_start = Clock::now();
@@ -106,7 +120,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
     double loss_sum = 0;
     int64_t batches = 0;
     for (const auto& indices : make_batches(epoch_order(data.train->size(), options.seed(), epoch), options.batch_size())) {
-      const Batch batch = data.train->collate(indices, options.padding());
+      const Batch batch = on_device(data.train->collate(indices, options.padding()), device);
       scale_learning_rates(*optimizer, peak_rates, options.lr(), schedule.lr(result.steps));
       optimizer->zero_grad();
       torch::Tensor outputs, loss, regularizer;

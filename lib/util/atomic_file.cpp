@@ -14,6 +14,16 @@
 namespace capaboost {
 namespace {
 
+// The reason a write failed, with the fix when it is the disk's: a full disk or quota is the common one
+// on shared cluster storage.
+std::string failure(int error) {
+  std::string reason = std::strerror(error);
+  if (error == ENOSPC || error == EDQUOT || error == EFBIG) {
+    reason += " (free space on that disk, or write elsewhere, then run again; the file was left as it was)";
+  }
+  return reason;
+}
+
 // Closes the descriptor and removes the temporary file unless the write was committed.
 class TemporaryFile {
  public:
@@ -21,7 +31,7 @@ class TemporaryFile {
       : temp_path_(std::move(temp_path)), final_path_(std::move(final_path)) {
     fd_ = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     TORCH_CHECK(fd_ >= 0, "writing '", final_path_, "': cannot create temporary file '", temp_path_,
-                "': ", std::strerror(errno));
+                "': ", failure(errno));
   }
   TemporaryFile(const TemporaryFile&) = delete;
   TemporaryFile& operator=(const TemporaryFile&) = delete;
@@ -35,7 +45,7 @@ class TemporaryFile {
     while (size > 0) {
       const ssize_t written = ::write(fd_, bytes, size);
       if (written < 0 && errno == EINTR) continue;
-      TORCH_CHECK(written > 0, "writing '", final_path_, "': ", std::strerror(errno));
+      TORCH_CHECK(written > 0, "writing '", final_path_, "': ", failure(errno));
       bytes += written;
       size -= static_cast<std::size_t>(written);
     }
@@ -43,8 +53,8 @@ class TemporaryFile {
 
   void commit() {
     // fsync before rename: otherwise a crash can leave the new name pointing at unwritten blocks.
-    TORCH_CHECK(::fsync(fd_) == 0, "writing '", final_path_, "': fsync failed: ", std::strerror(errno));
-    TORCH_CHECK(::close(fd_) == 0, "writing '", final_path_, "': close failed: ", std::strerror(errno));
+    TORCH_CHECK(::fsync(fd_) == 0, "writing '", final_path_, "': fsync failed: ", failure(errno));
+    TORCH_CHECK(::close(fd_) == 0, "writing '", final_path_, "': close failed: ", failure(errno));
     fd_ = -1;
     TORCH_CHECK(::rename(temp_path_.c_str(), final_path_.c_str()) == 0, "writing '", final_path_,
                 "': cannot rename the temporary file over it: ", std::strerror(errno));

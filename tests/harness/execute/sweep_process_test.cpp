@@ -2,8 +2,9 @@
 // process, and a sweep killed with SIGKILL leaves readable records that a rerun keeps untouched
 // while it completes the rest.
 
-#include "support/temp_dir.h"
+#include "support/capaboost_program.h"
 #include "support/read_text.h"
+#include "support/temp_dir.h"
 
 #include <catch2/catch.hpp>
 #include <fcntl.h>
@@ -23,70 +24,11 @@
 
 namespace fs = std::filesystem;
 using capaboost::testing::TempDir;
+using namespace capaboost::testing::program;
 
 using capaboost::testing::read_text;
 
 namespace {
-
-const std::string kBinary = CAPABOOST_BINARY;
-
-// Runs the program with `args` (each single-quoted), output to `log`; returns the exit status.
-int run_capaboost(const std::vector<std::string>& args, const fs::path& log) {
-  std::string command = "'" + kBinary + "'";
-  for (const auto& arg : args) command += " '" + arg + "'";
-  const int status = std::system((command + " > '" + log.string() + "' 2>&1").c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// Every record file of a results folder, parsed: key → record. A file that does not parse fails.
-std::map<std::string, nlohmann::json> records(const fs::path& results) {
-  std::map<std::string, nlohmann::json> by_key;
-  for (const auto& entry : fs::directory_iterator(results / "runs")) {
-    if (entry.path().extension() != ".json") continue;
-    INFO(entry.path().string());
-    const auto record = nlohmann::json::parse(read_text(entry.path()));
-    REQUIRE(record.at("key") == entry.path().stem().string());
-    by_key[entry.path().stem().string()] = record;
-  }
-  return by_key;
-}
-
-// key → metrics of the successful runs.
-std::map<std::string, nlohmann::json> metrics(const fs::path& results) {
-  std::map<std::string, nlohmann::json> by_key;
-  for (const auto& [key, record] : records(results)) {
-    CHECK(record.at("status") == "ok");
-    by_key[key] = record.at("metrics");
-  }
-  return by_key;
-}
-
-// A Theorem 1 sweep of `ranks` × `seeds` written into `dir` (runs need no data).
-fs::path write_theorem1_spec(const fs::path& dir, int dim, int trials, int ranks, const std::string& seeds) {
-  std::string grid;
-  for (int r = 1; r <= ranks; ++r) grid += (r > 1 ? ", " : "") + std::to_string(r);
-  const fs::path spec = dir / "theorem1_sweep.yaml";
-  std::ofstream(spec) << "name: theorem1_sweep\n"
-                         "title: Theorem 1 sweep for process tests\n"
-                         "measure: theorem1\n"
-                         "defaults: {dim: " << dim << ", trials: " << trials << "}\n"
-                         "rows:\n  - {label: rank(X+Y)}\n"
-                         "grid:\n  rank: [" << grid << "]\n"
-                         "seeds: " << seeds << "\n";
-  return spec;
-}
-
-size_t indexed_rows(const fs::path& index) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(index.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  sqlite3_stmt* statement = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM runs", -1, &statement, nullptr) == SQLITE_OK);
-  REQUIRE(sqlite3_step(statement) == SQLITE_ROW);
-  const auto count = static_cast<size_t>(sqlite3_column_int64(statement, 0));
-  sqlite3_finalize(statement);
-  sqlite3_close(db);
-  return count;
-}
 
 size_t count_records(const fs::path& runs) {
   size_t n = 0;
@@ -351,4 +293,85 @@ TEST_CASE("twenty SIGKILLs of a parallel sweep at random moments lose no finishe
   CHECK(fs::is_empty(results / "claims"));  // the killed workers' claims were taken over and released
   REQUIRE(run_capaboost({"reindex", "--results", results.string()}, dir.path() / "reindex.log") == 0);
   CHECK(indexed_rows(results / "index.sqlite") == static_cast<size_t>(kRuns));
+}
+
+TEST_CASE("a full disk stops the sweep with the fix, keeps every record whole, and the rerun completes it",
+          "[harness][process][disk]") {
+  TempDir dir;
+  const auto results = dir.path() / "results";
+  fs::create_directories(results);
+  // A real full disk: a small tmpfs as the results folder (needs root and a container that allows mounts).
+  if (std::system(("mount -t tmpfs -o size=64k capaboost-test '" + results.string() + "' 2>/dev/null").c_str()) != 0) {
+    WARN("skipped: cannot mount a small tmpfs here (needs root, and mounts allowed)");
+    return;
+  }
+  struct Unmount {
+    fs::path at;
+    ~Unmount() { std::system(("umount -l '" + at.string() + "'").c_str()); }
+  } unmount{results};
+  constexpr int kRuns = 40;
+  const auto spec = write_theorem1_spec(dir.path(), 16, 2, kRuns / 2, "[42, 43]").string();
+  const int full = run_capaboost({"run", spec, "--profile", "paper", "--results", results.string()},
+                                 dir.path() / "full.log");
+  const std::string log = read_text(dir.path() / "full.log");
+  INFO(log);
+  CHECK(full != 0);
+  CHECK_THAT(log, Catch::Contains("No space left on device") || Catch::Contains("database or disk is full"));
+  CHECK_THAT(log, Catch::Contains("free space"));
+  const auto kept = records(results);  // every record on the full disk parses
+  CHECK(kept.size() < static_cast<size_t>(kRuns));
+  for (const auto& entry : fs::directory_iterator(results / "runs")) CHECK(entry.path().extension() == ".json");
+
+  // Space again, the same command: exactly the rest runs, the records written before stay as they were.
+  REQUIRE(std::system(("mount -o remount,size=8m '" + results.string() + "'").c_str()) == 0);
+  const int rerun = run_capaboost({"run", spec, "--profile", "paper", "--results", results.string()},
+                                  dir.path() / "rerun.log");
+  INFO(read_text(dir.path() / "rerun.log"));
+  REQUIRE(rerun == 0);
+  CHECK_THAT(read_text(dir.path() / "rerun.log"),
+             Catch::Contains(std::to_string(kRuns - kept.size()) + " run, 0 failed, " + std::to_string(kept.size()) +
+                             " already recorded"));
+  const auto after = records(results);
+  CHECK(after.size() == static_cast<size_t>(kRuns));
+  for (const auto& [key, record] : kept) CHECK(after.at(key) == record);
+  REQUIRE(run_capaboost({"reindex", "--results", results.string()}, dir.path() / "reindex.log") == 0);
+  CHECK(indexed_rows(results / "index.sqlite") == static_cast<size_t>(kRuns));
+}
+
+TEST_CASE("runs trained as one pack record what they record alone", "[harness][process][pack]") {
+  const char* shared = std::getenv("CAPABOOST_SHARED_DIR");
+  const fs::path data = fs::path(shared ? shared : CAPABOOST_SOURCE_DIR "/../shared") / "data";
+  if (!fs::exists(data / "tokenizers" / "roberta-base" / "vocab.json")) {
+    WARN("skipped: the offline mirror is not at " << data << " (CAPABOOST_SHARED_DIR)");
+    return;
+  }
+  TempDir dir;
+  const std::string spec = std::string(CAPABOOST_SOURCE_DIR) + "/experiments/pack_check.yaml";
+  const auto alone = dir.path() / "alone";
+  const auto packed = dir.path() / "packed";
+  REQUIRE(run_capaboost({"run", spec, "--profile", "smoke", "--results", alone.string(), "--data-root", data.string()},
+                        dir.path() / "alone.log") == 0);
+  REQUIRE(run_capaboost({"run", spec, "--profile", "smoke", "--results", packed.string(), "--data-root", data.string(),
+                         "--pack", "8"},
+                        dir.path() / "packed.log") == 0);
+  INFO(read_text(dir.path() / "packed.log"));
+  CHECK_THAT(read_text(dir.path() / "packed.log"), Catch::Contains("training these 3 runs as one pack"));
+  const auto one_by_one = records(alone);
+  const auto together = records(packed);
+  REQUIRE(together.size() == 3);
+  REQUIRE(one_by_one.size() == together.size());
+  for (const auto& [key, record] : together) {
+    INFO(key);
+    REQUIRE(one_by_one.count(key));
+    CHECK(record.at("status") == "ok");
+    CHECK(record.at("details").at("pack").at("size") == 3);
+    const auto& expected = one_by_one.at(key).at("metrics");
+    for (const char* metric : {"eval_score", "test_score", "best_epoch", "steps", "trainable", "rank"}) {
+      INFO(metric);
+      CHECK(record.at("metrics").at(metric).get<double>() == Approx(expected.at(metric).get<double>()).epsilon(1e-4));
+    }
+    const double loss = record.at("details").at("training").at("epochs").at(0).at("train_loss").get<double>();
+    const double loss_alone = one_by_one.at(key).at("details").at("training").at("epochs").at(0).at("train_loss").get<double>();
+    CHECK(loss == Approx(loss_alone).epsilon(1e-4));
+  }
 }

@@ -88,6 +88,28 @@ TEST_CASE("claims of dead local processes and of lapsed leases are taken over, l
   CHECK(claims.try_claim("remote-fresh") == nullptr);
 }
 
+TEST_CASE("a requeued cluster task takes over the claim of its earlier incarnation on any node",
+          "[harness][store][claims]") {
+  TempDir dir;
+  RunClaims earlier(dir.path().string(), RunClaims::kDefaultLease, "4711");
+  auto claim = earlier.try_claim("k");  // the first incarnation holds it
+  REQUIRE(claim);
+  CHECK(nlohmann::json::parse(std::ifstream(earlier.claim_path("k"))).at("scheduler_task") == "4711");
+  // Moved to another node, as requeued tasks are: pid and host are not checkable from there.
+  auto moved = nlohmann::json::parse(std::ifstream(earlier.claim_path("k")));
+  moved["host"] = "another-node";
+  std::ofstream(earlier.claim_path("k")) << moved.dump();
+
+  RunClaims requeued(dir.path().string(), RunClaims::kDefaultLease, "4711");
+  RunClaims other_task(dir.path().string(), RunClaims::kDefaultLease, "4712");
+  RunClaims local(dir.path().string());
+  CHECK(requeued.is_stale(requeued.claim_path("k")));
+  CHECK_FALSE(other_task.is_stale(other_task.claim_path("k")));
+  CHECK_FALSE(local.is_stale(local.claim_path("k")));
+  CHECK(other_task.try_claim("k") == nullptr);
+  CHECK(requeued.try_claim("k") != nullptr);
+}
+
 TEST_CASE("a holder whose claim was taken over leaves the new claim in place", "[harness][store][claims]") {
   TempDir dir;
   RunClaims claims(dir.path().string());
