@@ -3,6 +3,7 @@
 #include "cluster/program_output.h"
 #include "cluster/slurm_queue.h"
 #include "cluster/slurm_submission.h"
+#include "store/run_record.h"
 #include "util/atomic_file.h"
 #include "util/setup_error.h"
 
@@ -13,13 +14,6 @@
 
 namespace capaboost::harness {
 namespace {
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
 
 std::string trimmed(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\r')) text.pop_back();

@@ -25,13 +25,6 @@
 namespace capaboost::harness {
 namespace {
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
-
 // Contract errors carry a C++ backtrace; a record keeps the message a user can act on.
 std::string reason_of(const std::exception& e) {
   if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) return c10_error->what_without_backtrace();

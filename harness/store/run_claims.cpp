@@ -1,5 +1,7 @@
 #include "store/run_claims.h"
 
+#include "store/run_record.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -29,13 +31,6 @@ std::string read_file(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
 }
 
 // Creates `path` only if absent, with `content`, synced. Returns false when it exists.

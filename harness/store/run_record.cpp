@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <ctime>
 #include <stdexcept>
 
 namespace capaboost::harness {
@@ -20,6 +21,13 @@ nlohmann::json object_field(const nlohmann::json& json, const char* name) {
 }
 
 }  // namespace
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
 
 std::string to_string(RunStatus status) { return status == RunStatus::kOk ? "ok" : "failed"; }
 

@@ -21,6 +21,10 @@ enum class RunStatus {
   kFailed,  ///< the measure threw (a diverged loss, a missing file, …); `reason` says why
 };
 std::string to_string(RunStatus status);
+
+/// Now, UTC, ISO 8601 to the second ("2026-11-26T08:00:00Z"): the time records, claims and cluster
+/// submissions carry.
+std::string utc_now();
 /// Parses "ok" / "failed"; anything else is an error naming `source`.
 RunStatus parse_run_status(const std::string& text, const std::string& source);
 

@@ -36,8 +36,7 @@ TunerParameterCount PackedTunerImpl::parameter_count() const {
   TunerParameterCount total;
   for (const auto& tuner : tuners_) {
     const auto count = tuner->parameter_count();
-    total.dense += count.dense;
-    total.effective += count.effective;
+    total = {total.dense + count.dense, total.effective + count.effective};
   }
   return total;
 }
@@ -46,8 +45,7 @@ TunerFlops PackedTunerImpl::flops_per_token() const {
   TunerFlops total;
   for (const auto& tuner : tuners_) {
     const auto flops = tuner->flops_per_token();
-    total.executed += flops.executed;
-    total.sparse_ideal += flops.sparse_ideal;
+    total = {total.executed + flops.executed, total.sparse_ideal + flops.sparse_ideal};
   }
   return total;
 }
