@@ -15,6 +15,9 @@
 BUILD_DIR  ?= build
 BUILD_TYPE ?= Release
 PCH        ?= ON
+# ccache refuses every compile that uses the precompiled header unless told that the PCH's macros and
+# timestamps may differ (ccache manual, "Precompiled headers"); without this the cache never hits.
+export CCACHE_SLOPPINESS := pch_defines,time_macros,include_file_mtime,include_file_ctime
 JOBS       ?= $(shell nproc)
 # Sweep workers for the reproduce-*/figures targets (the harness accepts at most 64; threads are split
 # among the workers).
@@ -157,13 +160,18 @@ clean:
 
 # The offline pre-trained encoder (issue #6): corpus → SentencePiece → MLM pre-training, cached under
 # $CAPABOOST_CACHE (default ~/.cache/capaboost)/backbones; prints the model directory.
-.PHONY: backbone-mini backbone-mini-deberta backbone-smoke
+.PHONY: backbone-mini backbone-mini-deberta backbone-mini-task-text backbone-smoke
 backbone-mini: build corpus-sources
 	$(CAPABOOST) backbone --profile mini
 
 # The same corpus and tokenizer, the encoder in DeBERTa-v2 layout (Table 3's mini profile).
 backbone-mini-deberta: build corpus-sources
 	$(CAPABOOST) backbone --profile mini-deberta
+
+# mini with the GLUE train splits' sentences added to its MLM text (issue #14); the data root is
+# $CAPABOOST_DATA_DIR, else ../shared/data.
+backbone-mini-task-text: build corpus-sources
+	$(CAPABOOST) backbone --profile mini-task-text
 
 backbone-smoke: build corpus-sources
 	$(CAPABOOST) backbone --profile smoke

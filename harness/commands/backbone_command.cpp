@@ -15,12 +15,13 @@ namespace capaboost::harness {
 Command backbone_command(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "backbone",
-      "Pre-train (or find in the cache) the offline encoder of a profile (mini, mini-deberta, smoke; the vision "
+      "Pre-train (or find in the cache) the offline encoder of a profile (mini, mini-deberta, mini-task-text, smoke; the vision "
       "backbones mini-vit, smoke-vit); prints its directory");
   struct Options {
     std::string profile = "mini";
     std::string pilot;
     std::string cache;
+    std::string data_root;
   };
   auto options = std::make_shared<Options>();
   std::vector<std::string> profiles = backbone_profiles();
@@ -32,9 +33,13 @@ Command backbone_command(CLI::App& app) {
                   "build a pilot variant of the profile instead (mini: absolute, relative_key, "
                   "relative_key_query), cached as <profile>+<pilot>");
   sub->add_option("--cache", options->cache, "cache root (default: $CAPABOOST_CACHE or ~/.cache/capaboost)");
+  sub->add_option("--data-root", options->data_root,
+                  "GLUE data root for recipes with task text (mini-task-text; default: $CAPABOOST_DATA_DIR, else "
+                  "../shared/data)");
   return {sub, [options] {
-            const auto env = options->cache.empty() ? BackboneEnvironment::from_environment()
-                                                    : BackboneEnvironment::at(options->cache);
+            auto env = options->cache.empty() ? BackboneEnvironment::from_environment()
+                                              : BackboneEnvironment::at(options->cache);
+            if (!options->data_root.empty()) env.data_root = options->data_root;
             const auto vision = vision_backbone_profiles();
             if (std::find(vision.begin(), vision.end(), options->profile) != vision.end()) {
               TORCH_CHECK(options->pilot.empty(), "--pilot: the vision backbone ", options->profile, " has no pilots");

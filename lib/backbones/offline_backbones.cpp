@@ -12,8 +12,11 @@ namespace {
 
 constexpr const char* kRandomSuffix = "-random";
 
-std::string offline_directory(const std::string& profile) {
-  return ensure_backbone(profile, BackboneEnvironment::from_environment());
+// The run's data root reaches recipes that pre-train on task text.
+std::string offline_directory(const std::string& profile, const BackboneContext& context) {
+  auto env = BackboneEnvironment::from_environment();
+  if (!context.data_root.empty()) env.data_root = context.data_root;
+  return ensure_backbone(profile, env);
 }
 
 // The recipe without the corpus manifest: computable without building anything; the corpus itself is
@@ -25,8 +28,8 @@ std::string recipe_fingerprint(const std::string& profile) {
 bool register_offline(const std::string& profile) {
   const bool pretrained = register_backbone(
       {profile, "the suite's offline pre-trained '" + profile + "' encoder (built on first use, cached)",
-       [profile](const TaskHead& head, const BackboneContext&) {
-         Backbone backbone = load_checkpoint(offline_directory(profile), head);
+       [profile](const TaskHead& head, const BackboneContext& context) {
+         Backbone backbone = load_checkpoint(offline_directory(profile, context), head);
          backbone.description = "offline pre-trained '" + profile + "' encoder " + backbone.description;
          return backbone;
        },
@@ -34,8 +37,8 @@ bool register_offline(const std::string& profile) {
   // Same architecture and tokenizer, random weights: the baseline that shows what pre-training buys.
   const bool random = register_backbone(
       {profile + kRandomSuffix, "the '" + profile + "' encoder's architecture and tokenizer, random weights",
-       [profile](const TaskHead& head, const BackboneContext&) {
-         Backbone backbone = load_checkpoint_randomly_initialised(offline_directory(profile), head);
+       [profile](const TaskHead& head, const BackboneContext& context) {
+         Backbone backbone = load_checkpoint_randomly_initialised(offline_directory(profile, context), head);
          backbone.description = "offline '" + profile + "' encoder: " + backbone.description;
          return backbone;
        },

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "data/data_root.h"
 #include "util/atomic_file.h"
 #include "util/sha256.h"
 #include "models/pretrained_directory.h"
@@ -84,7 +85,18 @@ void build_into(const fs::path& tmp, const BackboneRecipe& recipe, const Backbon
 
   say(recipe, "encoding the corpus");
   const auto encode_start = std::chrono::steady_clock::now();
-  const auto train = encode_text_blocks(*tokenizer, corpus.train_path, recipe.train_blocks);
+  auto train = encode_text_blocks(*tokenizer, corpus.train_path, recipe.train_blocks);
+  // Task text is packed on its own (no block mixes corpus and task sentences) and appended: the
+  // pre-trainer draws blocks in a seeded random order, so where they sit does not matter.
+  int64_t task_text_lines = 0, task_text_blocks = 0;
+  if (!corpus.task_text_path.empty()) {
+    const auto task = encode_text_blocks(*tokenizer, corpus.task_text_path, recipe.train_blocks);
+    task_text_lines = task.lines;
+    task_text_blocks = task.ids.size(0);
+    train.ids = torch::cat({train.ids, task.ids});  // (N_corpus + N_task, block_size)
+    train.lines += task.lines;
+    train.tokens += task.tokens;
+  }
   const auto heldout = encode_text_blocks(
       *tokenizer, corpus.heldout_path,
       TextBlockOptions().block_size(recipe.train_blocks.block_size()).max_blocks(recipe.heldout_max_blocks));
@@ -123,13 +135,16 @@ void build_into(const fs::path& tmp, const BackboneRecipe& recipe, const Backbon
                                   {{"manifest", corpus.manifest},
                                    {"manifest_sha256", corpus.manifest_sha256},
                                    {"train_path", corpus.train_path},
-                                   {"heldout_path", corpus.heldout_path}}},
+                                   {"heldout_path", corpus.heldout_path},
+                                   {"task_text_path", corpus.task_text_path}}},
                                  {"tokenizer", {{"vocab_size", tokenizer->vocab_size()}}},
                                  {"data",
                                   {{"train_lines", train.lines},
                                    {"train_blocks", train.ids.size(0)},
                                    {"heldout_lines", heldout.lines},
                                    {"heldout_blocks", heldout.ids.size(0)},
+                                   {"task_text_lines", task_text_lines},
+                                   {"task_text_blocks", task_text_blocks},
                                    {"block_size", recipe.train_blocks.block_size()}}},
                                  {"parameters", parameters},
                                  {"threads", torch::get_num_threads()},
@@ -184,7 +199,9 @@ BackboneEnvironment BackboneEnvironment::from_environment() {
 }
 
 BackboneEnvironment BackboneEnvironment::at(const std::string& cache_root) {
-  return {cache_root, (fs::path(cache_root) / "npm").string()};
+  const char* data_dir = std::getenv(kDataDirEnv);
+  return {cache_root, (fs::path(cache_root) / "npm").string(),
+          data_dir != nullptr && *data_dir != '\0' ? data_dir : "../shared/data"};
 }
 
 EncoderShape BackboneRecipe::model_options(int64_t vocab_size, int64_t pad_id) const {
@@ -197,7 +214,7 @@ nlohmann::json BackboneRecipe::key_material(const std::string& manifest_sha256) 
   auto model_json = encoder_config_json(model_options(0, 0));
   model_json.erase("vocab_size");
   model_json.erase("pad_token_id");
-  return {{"code_version", kBackboneCodeVersion},
+  nlohmann::json material = {{"code_version", kBackboneCodeVersion},
           {"corpus_manifest_sha256", manifest_sha256},
           {"corpus_options", corpus_options},
           {"tokenizer_options", tokenizer_options},
@@ -209,6 +226,8 @@ nlohmann::json BackboneRecipe::key_material(const std::string& manifest_sha256) 
           {"mlm_probability", mlm_probability},
           {"embedding_init", embedding_init ? embedding_init->to_json() : nlohmann::json(nullptr)},
           {"pretrain", pretrain.to_json()}};
+  if (!task_text.empty()) material["task_text"] = task_text;
+  return material;
 }
 
 // Complete = renamed into place (only finished builds are) and recording this very key.

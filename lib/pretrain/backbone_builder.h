@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pretrain/distributional_embeddings.h"
 #include "pretrain/encoder_shape.h"
@@ -35,10 +36,13 @@ struct BackboneEnvironment {
   std::string cache_root;
   /// npm prefix holding the corpus source packages.
   std::string npm_prefix;
+  /// GLUE data root, read by recipes that pre-train on task text (BackboneRecipe::task_text).
+  std::string data_root;
 
-  /// cache_root = $CAPABOOST_CACHE, else $HOME/.cache/capaboost; npm_prefix = <cache_root>/npm.
+  /// cache_root = $CAPABOOST_CACHE, else $HOME/.cache/capaboost; npm_prefix = <cache_root>/npm;
+  /// data_root = $CAPABOOST_DATA_DIR, else ../shared/data (the harness's rule).
   static BackboneEnvironment from_environment();
-  /// `cache_root` given, npm_prefix = <cache_root>/npm.
+  /// `cache_root` given, npm_prefix = <cache_root>/npm, data_root as from_environment().
   static BackboneEnvironment at(const std::string& cache_root);
 };
 
@@ -47,7 +51,11 @@ struct CorpusText {
   std::string train_path;
   std::string heldout_path;
   nlohmann::json manifest;      ///< what the corpus was built from (recorded in pretrain.json)
-  std::string manifest_sha256;  ///< identifies the corpus in the cache key
+  std::string manifest_sha256;  ///< identifies the corpus (task text included) in the cache key
+  /// Extra MLM training text (BackboneRecipe::task_text), one unit per line: packed into blocks after
+  /// train_path's and read by the word vectors, but neither the tokenizer's text nor held out. Empty =
+  /// none.
+  std::string task_text_path;
 };
 
 /// How a backbone's inputs are produced: the real corpus and SentencePiece trainer for the named
@@ -80,6 +88,11 @@ struct BackboneRecipe {
   /// Held-out blocks encoded (block_size is train_blocks'; max_blocks bounds the evaluation cost).
   int64_t heldout_max_blocks = 0;
   double mlm_probability = 0.15;
+  /// GLUE tasks whose train-split sentences join the MLM training text (task-adaptive pre-training):
+  /// the tokenizer and the held-out evaluation stay the corpus's, so recipes with and without task text
+  /// are judged on the same held-out targets. Dev files are never read (they hold every test half).
+  /// Empty = none, and then absent from key_material, so existing keys are unchanged.
+  std::vector<std::string> task_text;
   /// When set, the word embeddings start from PPMI-SVD vectors of the training blocks (scaled to the
   /// random initialisation's standard deviation) instead of random ones; dim must be the hidden size.
   std::optional<DistributionalEmbeddingOptions> embedding_init;

@@ -98,6 +98,20 @@ BackboneRecipe mini_deberta() {
   return recipe;
 }
 
+// mini with the sentences of the five offline GLUE tasks' train splits added to its MLM training text
+// (task-adaptive pre-training, Gururangan et al. 2020, "Don't Stop Pretraining"): the corpus (Brown,
+// State of the Union, WordNet glosses) has no film reviews and few paraphrase or caption pairs, and a
+// frozen-encoder LoRA probe on mini stayed within three standard deviations of random initialisation
+// (issue #14). Tokenizer, held-out blocks, model and schedule are mini's, so its held-out MLM accuracy
+// is measured on exactly mini's targets; the task text (~1.1M words beside the corpus's ~4.4M) only
+// changes what the 2,800 steps see. Dev files are never read: every test half comes from them.
+BackboneRecipe mini_task_text() {
+  BackboneRecipe recipe = mini();
+  recipe.profile = "mini-task-text";
+  recipe.task_text = {"CoLA", "SST-2", "MRPC", "STS-B", "RTE"};
+  return recipe;
+}
+
 // A few hundred corpus units per source, a tiny vocabulary and model, a few dozen steps: seconds. For
 // tests of the whole pipeline, not for fine-tuning.
 BackboneRecipe smoke() {
@@ -122,7 +136,7 @@ BackboneRecipe smoke() {
 
 }  // namespace
 
-std::vector<std::string> backbone_profiles() { return {"mini", "mini-deberta", "smoke"}; }
+std::vector<std::string> backbone_profiles() { return {"mini", "mini-deberta", "mini-task-text", "smoke"}; }
 
 // mini's pilots are its position schemes (transformers' position_embedding_type names).
 std::vector<std::string> backbone_pilots(const std::string& profile) {
@@ -144,6 +158,7 @@ BackboneRecipe backbone_pilot_recipe(const std::string& profile, const std::stri
 BackboneRecipe backbone_recipe(const std::string& profile) {
   if (profile == "mini") return mini();
   if (profile == "mini-deberta") return mini_deberta();
+  if (profile == "mini-task-text") return mini_task_text();
   TORCH_CHECK(profile == "smoke", "backbone profile '", profile,
               "' is unknown; known profiles: ", fmt::format("{}", fmt::join(backbone_profiles(), ", ")));
   return smoke();

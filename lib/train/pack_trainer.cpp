@@ -13,6 +13,7 @@
 #include "runtime/process_memory.h"
 #include "train/lr_schedule.h"
 #include "train/optimizer_setup.h"
+#include "train/step_profiler.h"
 
 namespace capaboost {
 namespace {
@@ -113,6 +114,8 @@ std::vector<TrainResult> train_pack(PackedSequenceClassifier& pack, const Traini
   double training_seconds = 0;
   int64_t training_tokens = 0;
   const auto active = [&](size_t i) { return runs[i].result.ok(); };
+  StepProfiler profiler(fmt::format("{} (pack of {})", shared.label(), pack.size()));
+  int64_t pack_steps = 0;
   pack.train(true);
   for (int64_t epoch = 0; epoch < shared.epochs(); ++epoch) {
     bool any_active = false;
@@ -126,6 +129,7 @@ std::vector<TrainResult> train_pack(PackedSequenceClassifier& pack, const Traini
     }
     int64_t batches = 0, epoch_tokens = 0;
     for (const auto& indices : make_batches(epoch_order(data.train->size(), shared.seed(), epoch), shared.batch_size())) {
+      profiler.before_step(pack_steps++);
       const Batch batch = data.train->collate(indices, shared.padding());
       for (size_t i = 0; i < runs.size(); ++i) {
         if (!active(i)) continue;

@@ -13,6 +13,7 @@
 #include "runtime/process_memory.h"
 #include "train/lr_schedule.h"
 #include "train/optimizer_setup.h"
+#include "train/step_profiler.h"
 
 namespace capaboost {
 
@@ -112,6 +113,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
   double training_seconds = 0;
   int64_t training_tokens = 0;
   const torch::Device device = runtime::module_device(model);
+  StepProfiler profiler(options.label());
   model.train();
   for (int64_t epoch = 0; epoch < options.epochs() && result.ok(); ++epoch) {
     const auto epoch_start = Clock::now();
@@ -120,6 +122,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
     double loss_sum = 0;
     int64_t batches = 0;
     for (const auto& indices : make_batches(epoch_order(data.train->size(), options.seed(), epoch), options.batch_size())) {
+      profiler.before_step(result.steps);
       const Batch batch = on_device(data.train->collate(indices, options.padding()), device);
       scale_learning_rates(*optimizer, peak_rates, options.lr(), schedule.lr(result.steps));
       optimizer->zero_grad();

@@ -27,6 +27,8 @@ struct FixtureStages {
   int corpus_builds = 0;
   int tokenizer_trainings = 0;
   bool fail_tokenizer = false;
+  bool with_task_text = false;
+  std::string tokenizer_text;  ///< the text the last tokenizer training was given
 
   BackboneStages stages() {
     BackboneStages s;
@@ -34,10 +36,16 @@ struct FixtureStages {
       ++corpus_builds;
       write_lines(dir + "/train.txt", grammar_sentences(200));
       write_lines(dir + "/heldout.txt", grammar_sentences(30, 500));
-      return CorpusText{dir + "/train.txt", dir + "/heldout.txt", {{"fixture", "grammar"}}, "fixture-sha"};
+      CorpusText text{dir + "/train.txt", dir + "/heldout.txt", {{"fixture", "grammar"}}, "fixture-sha"};
+      if (with_task_text) {
+        write_lines(dir + "/task.txt", grammar_sentences(100, 900));
+        text.task_text_path = dir + "/task.txt";
+      }
+      return text;
     };
-    s.train_tokenizer = [this](const std::string&, const std::string& out_dir) {
+    s.train_tokenizer = [this](const std::string& text, const std::string& out_dir) {
       ++tokenizer_trainings;
+      tokenizer_text = text;
       if (fail_tokenizer) throw std::runtime_error("tokenizer training failed on purpose");
       fs::copy_file(bpe.path() + "/vocab.json", out_dir + "/vocab.json");
       fs::copy_file(bpe.path() + "/merges.txt", out_dir + "/merges.txt");
@@ -131,6 +139,25 @@ TEST_CASE("A backbone with embedding_init starts from the distributional word ve
   CHECK(saved.std().item<double>() == Approx(std::get<RobertaOptions>(recipe.model).initializer_range()).epsilon(0.01));
 }
 
+TEST_CASE("Task text joins the MLM blocks, not the tokenizer's text nor the held-out blocks", "[pretrain][backbone]") {
+  TempDir cache;
+  FixtureStages fixture;
+  fixture.with_task_text = true;
+  const auto env = BackboneEnvironment::at(cache.path().string());
+  const auto dir = ensure_backbone(tiny_recipe(), fixture.stages(), env);
+  const auto record = nlohmann::json::parse(std::ifstream(fs::path(dir) / "pretrain.json"));
+  const auto corpus_dir = fs::path(record["corpus"]["train_path"].get<std::string>()).parent_path();
+  CHECK(fixture.tokenizer_text == (corpus_dir / "train.txt").string());
+
+  const ByteLevelBpeTokenizer tokenizer(dir);
+  const auto corpus = encode_text_blocks(tokenizer, (corpus_dir / "train.txt").string(), tiny_recipe().train_blocks);
+  const auto task = encode_text_blocks(tokenizer, (corpus_dir / "task.txt").string(), tiny_recipe().train_blocks);
+  REQUIRE(task.ids.size(0) > 0);
+  CHECK(record["data"]["task_text_blocks"] == task.ids.size(0));
+  CHECK(record["data"]["task_text_lines"] == 100);
+  CHECK(record["data"]["train_blocks"] == corpus.ids.size(0) + task.ids.size(0));
+}
+
 TEST_CASE("A failed backbone build leaves nothing that looks complete", "[pretrain][backbone]") {
   TempDir cache;
   FixtureStages fixture;
@@ -204,13 +231,13 @@ TEST_CASE("Pilots of mini change its position scheme and nothing else", "[pretra
   CHECK_THROWS_WITH(backbone_pilot_recipe("smoke", "absolute"), Catch::Contains("its pilots: none"));
 }
 
-TEST_CASE("Backbone recipes exist for mini, mini-deberta and smoke only", "[pretrain][backbone]") {
+TEST_CASE("Backbone recipes exist for mini, mini-deberta, mini-task-text and smoke only", "[pretrain][backbone]") {
   const auto mini = backbone_recipe("mini");
   CHECK(mini.tokenizer_options["vocab_size"] == 8000);
   CHECK(std::get<RobertaOptions>(mini.model_options(8000, 1)).max_position_embeddings() ==
         mini.train_blocks.block_size() + 2);
   CHECK(backbone_recipe("smoke").pretrain.steps() < mini.pretrain.steps());
-  CHECK_THROWS_WITH(backbone_recipe("huge"), Catch::Contains("known profiles: mini, mini-deberta, smoke"));
+  CHECK_THROWS_WITH(backbone_recipe("huge"), Catch::Contains("known profiles: mini, mini-deberta, mini-task-text, smoke"));
   // The key changes with the corpus.
   CHECK(mini.key_material("a") != mini.key_material("b"));
 
