@@ -2,13 +2,12 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "corpus/corpus_builder.h"
 #include "data/data_root.h"
 #include "lib/data/glue_test_support.h"
 #include "pretrain/backbone_recipes.h"
+#include "support/read_text.h"
 #include "support/temp_dir.h"
 
 using namespace capaboost;
@@ -16,13 +15,6 @@ using namespace capaboost::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 // A data root with RTE and SST-2 in GLUE layout: train rows that may reach pre-training, dev rows that
 // must not.
@@ -72,7 +64,7 @@ TEST_CASE("Task text is the train splits' sentences, joins the key, and never re
   CHECK(with_text.manifest_sha256 != plain.manifest_sha256);
 
   // Pairs give two lines each, in file order; whitespace is normalised; no dev sentence.
-  CHECK(read_all(with_text.task_text_path) ==
+  CHECK(read_text(with_text.task_text_path) ==
         "The cat sat on the mat.\nA cat sat.\nRain fell all day.\nIt was dry.\n"
         "a charming film\ndull and long\nfunny\n");
   const auto& tasks = with_text.manifest["task_text"]["tasks"];
