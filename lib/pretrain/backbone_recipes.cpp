@@ -103,8 +103,9 @@ BackboneRecipe mini_deberta() {
 // State of the Union, WordNet glosses) has no film reviews and few paraphrase or caption pairs, and a
 // frozen-encoder LoRA probe on mini stayed within three standard deviations of random initialisation
 // (issue #14). Tokenizer, held-out blocks, model and schedule are mini's, so its held-out MLM accuracy
-// is measured on exactly mini's targets; the task text (~1.1M words beside the corpus's ~4.4M) only
-// changes what the 2,800 steps see. Dev files are never read: every test half comes from them.
+// is measured on exactly mini's targets; the task text (1.08M words in 99,714 lines, beside the
+// corpus's 4.23M words) only changes what the 2,800 steps see. Dev files are never read: every test
+// half comes from them.
 // Measured (`capaboost --threads 2 backbone --profile mini-task-text`, beside a nice'd compile): 63,310
 // training blocks (48,386 of them mini's), 28 min 50 s in all at 6.8k tok/s; the tokenizer is mini's
 // byte for byte (same spm.model). Held-out accuracy at <mask>, steps 400/800/.../2,800:
