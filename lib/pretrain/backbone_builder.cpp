@@ -199,9 +199,8 @@ BackboneEnvironment BackboneEnvironment::from_environment() {
 }
 
 BackboneEnvironment BackboneEnvironment::at(const std::string& cache_root) {
-  const char* data_dir = std::getenv(kDataDirEnv);
   return {cache_root, (fs::path(cache_root) / "npm").string(),
-          data_dir != nullptr && *data_dir != '\0' ? data_dir : "../shared/data"};
+          resolve_data_root("", "../shared/data").path.string()};
 }
 
 EncoderShape BackboneRecipe::model_options(int64_t vocab_size, int64_t pad_id) const {

@@ -31,17 +31,17 @@ TaskText write_task_text(const std::vector<std::string>& tasks, const DataRoot& 
     TORCH_CHECK(task.train_subset == 0, "task text: ", name, " is a training subset; name its task (",
                 task.folder, ")");
     const auto file = load_glue_file(task, root, GlueFile::kTrain);
-    const auto before = static_cast<int64_t>(text.units.size());
-    int64_t words = 0;
+    const auto before = text.units.size();
     for (const Example& example : file.examples) {
-      words += count_words(example.text_a) + (example.text_b ? count_words(*example.text_b) : 0);
       add_unit(text, example.text_a, 0);
       if (example.text_b) add_unit(text, *example.text_b, 0);
     }
+    int64_t words = 0;
+    for (auto unit = text.units.begin() + before; unit != text.units.end(); ++unit) words += count_words(*unit);
     entries[task.name] = {{"file", task.folder + "/" + task.file_name(GlueFile::kTrain)},
                           {"sha256", file.sha256},
                           {"examples", static_cast<int64_t>(file.examples.size())},
-                          {"units", static_cast<int64_t>(text.units.size()) - before},
+                          {"units", static_cast<int64_t>(text.units.size() - before)},
                           {"words", words}};
   }
   std::string joined;
@@ -77,7 +77,7 @@ BackboneStages corpus_backbone_stages(const BackboneRecipe& recipe, const Backbo
   BackboneStages stages;
   stages.build_corpus = [sources, corpus_options, tasks = recipe.task_text, data_root](const std::string& dir) {
     const auto corpus = build_corpus(sources, corpus_options, dir);
-    CorpusText text{corpus.train_path, corpus.heldout_path, corpus.manifest, corpus.manifest_sha256};
+    CorpusText text{corpus.train_path, corpus.heldout_path, corpus.manifest, corpus.manifest_sha256, ""};
     if (tasks.empty()) return text;
     const auto task_text = write_task_text(tasks, data_root, dir);
     text.task_text_path = task_text.path;

@@ -104,17 +104,18 @@ std::vector<TrainResult> train_pack(PackedSequenceClassifier& pack, const Traini
                                  .peak_lr(options[i].lr())
                                  .warmup_ratio(options[i].warmup_ratio()));
   }
+  const std::string label = fmt::format("{} (pack of {})", shared.label(), pack.size());
   std::optional<ProgressBar> progress;
   if (shared.progress()) {
     progress.emplace(ProgressOptions(steps_per_epoch * shared.epochs())
-                         .label(fmt::format("{} (pack of {})", shared.label(), pack.size()))
+                         .label(label)
                          .unit("tok")
                          .interactive(shared.interactive()));
   }
   double training_seconds = 0;
   int64_t training_tokens = 0;
   const auto active = [&](size_t i) { return runs[i].result.ok(); };
-  StepProfiler profiler(fmt::format("{} (pack of {})", shared.label(), pack.size()));
+  StepProfiler profiler(label);
   int64_t pack_steps = 0;
   pack.train(true);
   for (int64_t epoch = 0; epoch < shared.epochs(); ++epoch) {

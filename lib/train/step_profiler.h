@@ -29,7 +29,11 @@ class StepProfiler {
     if (dir == nullptr || *dir == '\0') return;
     std::string file;
     for (char c : name) file += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
-    path_ = (std::filesystem::path(dir) / ((file.empty() ? std::string("train") : file) + ".json")).string();
+    if (file.empty()) file = "train";
+    // Runs of one label (a sweep's learning rates) each get their own trace: <name>.json, <name>-2.json, …
+    path_ = (std::filesystem::path(dir) / (file + ".json")).string();
+    for (int n = 2; std::filesystem::exists(path_); ++n)
+      path_ = (std::filesystem::path(dir) / (file + "-" + std::to_string(n) + ".json")).string();
   }
 
   /// Call before step `step` runs: opens the window at `first`, closes it (writing the trace) at the end.

@@ -36,7 +36,7 @@ struct FixtureStages {
       ++corpus_builds;
       write_lines(dir + "/train.txt", grammar_sentences(200));
       write_lines(dir + "/heldout.txt", grammar_sentences(30, 500));
-      CorpusText text{dir + "/train.txt", dir + "/heldout.txt", {{"fixture", "grammar"}}, "fixture-sha"};
+      CorpusText text{dir + "/train.txt", dir + "/heldout.txt", {{"fixture", "grammar"}}, "fixture-sha", ""};
       if (with_task_text) {
         write_lines(dir + "/task.txt", grammar_sentences(100, 900));
         text.task_text_path = dir + "/task.txt";
