@@ -160,7 +160,7 @@ clean:
 
 # The offline pre-trained encoder (issue #6): corpus → SentencePiece → MLM pre-training, cached under
 # $CAPABOOST_CACHE (default ~/.cache/capaboost)/backbones; prints the model directory.
-.PHONY: backbone-mini backbone-mini-deberta backbone-mini-task-text backbone-smoke
+.PHONY: backbone-mini backbone-mini-deberta backbone-mini-task-text backbone-mini-task-text-long backbone-smoke
 backbone-mini: build corpus-sources
 	$(CAPABOOST) backbone --profile mini
 
@@ -172,6 +172,10 @@ backbone-mini-deberta: build corpus-sources
 # $CAPABOOST_DATA_DIR, else ../shared/data.
 backbone-mini-task-text: build corpus-sources
 	$(CAPABOOST) backbone --profile mini-task-text
+
+# Opt-in: mini-task-text with twice its steps (about an hour on two cores; README "A longer schedule").
+backbone-mini-task-text-long: build corpus-sources
+	$(CAPABOOST) backbone --profile mini-task-text-long
 
 backbone-smoke: build corpus-sources
 	$(CAPABOOST) backbone --profile smoke

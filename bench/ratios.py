@@ -27,19 +27,30 @@ PRECISION_PAIRS = [
      "RoBERTa-base LoRA step, bf16 / fp32", 0.5),
     ("BM_Bf16GemmRobertaShape", "BM_SgemmRobertaShape", "GEMM 4096x768x768, bf16 / fp32", None),
 ]
+# A step against the time its matrix products would take at the same run's GEMM rate (its step_GFLOP
+# counter over the GEMM's GFLOP/s): issue #21 asks for at most 1.1x in fp32.
+FLOOR_PAIRS = [
+    ("BM_RobertaBaseLoraStep/full_last_layer:1/bf16:0", "BM_SgemmRobertaShape",
+     "RoBERTa-base LoRA step (full last layer), fp32 / its products at the sgemm rate", 1.1),
+    ("BM_RobertaBaseLoraStep/full_last_layer:1/bf16:1", "BM_Bf16GemmRobertaShape",
+     "RoBERTa-base LoRA step (full last layer), bf16 / its products at the bf16 GEMM rate", None),
+]
 
 
 def main(path):
     with open(path) as f:
         run = json.load(f)
-    times = {}
+    times, gflop, rate = {}, {}, {}
     for bench in run["benchmarks"]:
         if bench.get("run_type", "iteration") != "iteration" or bench.get("error_occurred"):
             continue
         name = re.sub(r"/(min_time:[0-9.]+|iterations:[0-9]+|real_time)", "", bench["name"])
         times[name] = bench["real_time"]
         if "GFLOP" in bench:
+            rate[name] = bench["GFLOP"]
             print(f"{name}: {bench['GFLOP']:.1f} GFLOP/s")
+        if "step_GFLOP" in bench:
+            gflop[name] = bench["step_GFLOP"]
     for boosted, baseline, label in PAIRS:
         if boosted not in times or baseline not in times:
             continue
@@ -55,6 +66,14 @@ def main(path):
         ratio = times[low] / times[high]
         flag = "" if target is None else ("  ok" if ratio <= target else f"  ABOVE TARGET {target}")
         print(f"{label}: {ratio:.3f}{flag}")
+    for step, gemm, label, target in FLOOR_PAIRS:
+        if step not in times or step not in gflop or gemm not in rate:
+            continue
+        floor_ms = gflop[step] / rate[gemm] * 1e3
+        ratio = times[step] / floor_ms
+        flag = "" if target is None else ("  ok" if ratio <= target else f"  ABOVE TARGET {target}")
+        print(f"{label}: {ratio:.3f} ({times[step]:.0f} ms against {floor_ms:.0f} ms for "
+              f"{gflop[step]:.1f} GFLOP){flag}")
     return 0
 
 

@@ -15,8 +15,8 @@ namespace capaboost::harness {
 Command backbone_command(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "backbone",
-      "Pre-train (or find in the cache) the offline encoder of a profile (mini, mini-deberta, mini-task-text, smoke; the vision "
-      "backbones mini-vit, smoke-vit); prints its directory");
+      "Pre-train (or find in the cache) the offline encoder of a profile (mini, mini-deberta, mini-task-text, mini-task-text-long, "
+      "smoke; the vision backbones mini-vit, smoke-vit); prints its directory");
   struct Options {
     std::string profile = "mini";
     std::string pilot;
@@ -34,7 +34,7 @@ Command backbone_command(CLI::App& app) {
                   "relative_key_query), cached as <profile>+<pilot>");
   sub->add_option("--cache", options->cache, "cache root (default: $CAPABOOST_CACHE or ~/.cache/capaboost)");
   sub->add_option("--data-root", options->data_root,
-                  "GLUE data root for recipes with task text (mini-task-text; default: $CAPABOOST_DATA_DIR, else "
+                  "GLUE data root for recipes with task text (mini-task-text[-long]; default: $CAPABOOST_DATA_DIR, else "
                   "../shared/data)");
   return {sub, [options] {
             auto env = options->cache.empty() ? BackboneEnvironment::from_environment()

@@ -6,6 +6,7 @@
 #include "models/batched_matmul.h"
 #include "models/deberta_v2_relative_position.h"
 #include "models/roberta_layers.h"
+#include "runtime/autocast_input.h"
 
 namespace capaboost {
 namespace {
@@ -122,9 +123,11 @@ std::pair<torch::Tensor, torch::Tensor> DisentangledSelfAttentionImpl::forward(c
   const auto split = [&](const torch::Tensor& x) {  // (B, T, C) → (B, H, T, d), a view
     return x.view({batch, tokens, heads, size}).permute({0, 2, 1, 3});
   };
-  const auto query = split(query_proj->forward(hidden));  // (B, H, T, d)
-  const auto key = split(key_proj->forward(hidden));      // (B, H, T, d)
-  const KeyValues kv = tune_key_values({key, split(value_proj->forward(hidden)), key_mask});  // T' ≥ T keys
+  // Query, key and value read the same input: in a bf16 run it is cast once for all three.
+  const auto input = runtime::autocast_input(hidden);    // (B, T, C)
+  const auto query = split(query_proj->forward(input));  // (B, H, T, d)
+  const auto key = split(key_proj->forward(input));      // (B, H, T, d)
+  const KeyValues kv = tune_key_values({key, split(value_proj->forward(input)), key_mask});  // T' ≥ T keys
   // 1/√(d · (1 + terms)), in float32 as transformers computes it.
   const float scale = std::sqrt(static_cast<float>(size) * static_cast<float>(1 + (c2p_ ? 1 : 0) + (p2c_ ? 1 : 0)));
   auto scores = batched_matmul(query, kv.keys.transpose(-1, -2)) / scale;  // (B, H, T, T')

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/batched_matmul.h"
+#include "runtime/autocast_input.h"
 
 namespace capaboost {
 namespace {
@@ -112,17 +113,19 @@ std::pair<torch::Tensor, torch::Tensor> RobertaSelfAttentionImpl::forward(const 
                                                                           bool first_token_only) {
   const int64_t batch = hidden.size(0), tokens = hidden.size(1);
   const int64_t num_heads = this->num_heads(), head_size = this->head_size();
-  const auto query_input = first_token_only ? hidden.narrow(1, 0, 1) : hidden;  // (B, Tq, C)
+  // Query, key and value read the same input: in a bf16 run it is cast once for all three.
+  const auto input = runtime::autocast_input(hidden);                         // (B, T, C)
+  const auto query_input = first_token_only ? input.narrow(1, 0, 1) : input;  // (B, Tq, C)
   const int64_t queries = query_input.size(1);
   // (B, T, C) → (B, H, T, d) as views: batched_matmul reads the heads in place, no contiguous copies.
   const auto heads = [&](const torch::Tensor& x, int64_t length) {
     return x.view({batch, length, num_heads, head_size}).permute({0, 2, 1, 3});
   };
   auto q = heads(query->forward(query_input), queries);  // (B, H, Tq, d)
-  const auto k = heads(key->forward(hidden), tokens);     // (B, H, T, d)
+  const auto k = heads(key->forward(input), tokens);      // (B, H, T, d)
   // A key-value tuner (prefix tuning) may add key positions: T' = T + its length, mask extended to match.
   const KeyValues kv = tune_key_values({k,                                      // (B, H, T', d)
-                                        heads(value->forward(hidden), tokens),  // (B, H, T', d)
+                                        heads(value->forward(input), tokens),   // (B, H, T', d)
                                         mask});                                 // (B, 1, 1, T') or undefined
   // The 1/√d scale rides on the GEMM (alpha), as (q kᵀ)/√d in transformers.
   const double scale = 1.0 / std::sqrt(static_cast<double>(head_size));

@@ -4,6 +4,7 @@
 
 #include "models/batched_matmul.h"
 #include "models/classification_loss.h"
+#include "runtime/autocast_input.h"
 
 namespace capaboost {
 namespace {
@@ -108,9 +109,11 @@ std::pair<torch::Tensor, torch::Tensor> VitSelfAttentionImpl::forward(const torc
   const auto heads = [&](const torch::Tensor& x) {
     return x.view({batch, tokens, num_heads, head_size}).permute({0, 2, 1, 3});
   };
-  const auto q = heads(query->forward(hidden));  // (B, H, T, d)
+  // Query, key and value read the same input: in a bf16 run it is cast once for all three.
+  const auto input = runtime::autocast_input(hidden);  // (B, T, C)
+  const auto q = heads(query->forward(input));         // (B, H, T, d)
   // No padding in images: the mask is undefined unless a key-value tuner adds positions with one.
-  const KeyValues kv = tune_key_values({heads(key->forward(hidden)), heads(value->forward(hidden)), torch::Tensor()});
+  const KeyValues kv = tune_key_values({heads(key->forward(input)), heads(value->forward(input)), torch::Tensor()});
   auto scores = batched_matmul(q, kv.keys.transpose(-1, -2), 1.0 / std::sqrt(static_cast<double>(head_size)));
   if (kv.mask.defined()) scores = scores + kv.mask;  // (B, H, T, T')
   auto probs = dropout->forward(torch::softmax(scores, -1));

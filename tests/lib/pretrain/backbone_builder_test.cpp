@@ -231,13 +231,13 @@ TEST_CASE("Pilots of mini change its position scheme and nothing else", "[pretra
   CHECK_THROWS_WITH(backbone_pilot_recipe("smoke", "absolute"), Catch::Contains("its pilots: none"));
 }
 
-TEST_CASE("Backbone recipes exist for mini, mini-deberta, mini-task-text and smoke only", "[pretrain][backbone]") {
+TEST_CASE("Backbone recipes exist for mini, mini-deberta, mini-task-text(-long) and smoke only", "[pretrain][backbone]") {
   const auto mini = backbone_recipe("mini");
   CHECK(mini.tokenizer_options["vocab_size"] == 8000);
   CHECK(std::get<RobertaOptions>(mini.model_options(8000, 1)).max_position_embeddings() ==
         mini.train_blocks.block_size() + 2);
   CHECK(backbone_recipe("smoke").pretrain.steps() < mini.pretrain.steps());
-  CHECK_THROWS_WITH(backbone_recipe("huge"), Catch::Contains("known profiles: mini, mini-deberta, mini-task-text, smoke"));
+  CHECK_THROWS_WITH(backbone_recipe("huge"), Catch::Contains("known profiles: mini, mini-deberta, mini-task-text, mini-task-text-long, smoke"));
   // The key changes with the corpus.
   CHECK(mini.key_material("a") != mini.key_material("b"));
 
@@ -252,4 +252,13 @@ TEST_CASE("Backbone recipes exist for mini, mini-deberta, mini-task-text and smo
   CHECK_FALSE(shape.position_biased_input());
   CHECK(shape.max_position_embeddings() == deberta.train_blocks.block_size());
   CHECK(deberta.key_material("a") != mini.key_material("a"));
+
+  // mini-task-text-long: mini-task-text's data, model and warm-up share, twice the steps, its own key.
+  const auto task_text = backbone_recipe("mini-task-text");
+  const auto long_schedule = backbone_recipe("mini-task-text-long");
+  CHECK(long_schedule.task_text == task_text.task_text);
+  CHECK(long_schedule.tokenizer_options == task_text.tokenizer_options);
+  CHECK(long_schedule.pretrain.steps() == 2 * task_text.pretrain.steps());
+  CHECK(long_schedule.pretrain.warmup_ratio() == task_text.pretrain.warmup_ratio());
+  CHECK(long_schedule.key_material("a") != task_text.key_material("a"));
 }
