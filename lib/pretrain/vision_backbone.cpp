@@ -4,8 +4,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "data/idx_file.h"
 #include "models/pretrained_directory.h"
@@ -79,14 +77,6 @@ VisionBackboneRecipe smoke_vit() {
   return recipe;
 }
 
-std::string file_sha256(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  TORCH_CHECK(in, "vision backbone: cannot read ", path);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return sha256_hex(bytes.str());
-}
-
 void require_images(const VisionBackboneRecipe& recipe) {
   if (fs::exists(recipe.images_path)) return;
   throw SetupError(fmt::format("vision backbone {}: {} is missing; `make deps` installs Debian's "
@@ -158,7 +148,7 @@ VisionBackboneRecipe vision_backbone_recipe(const std::string& profile) {
 
 std::optional<std::string> find_vision_backbone(const VisionBackboneRecipe& recipe, const BackboneEnvironment& env) {
   require_images(recipe);
-  const std::string key = sha256_hex(recipe.key_material(file_sha256(recipe.images_path)).dump());
+  const std::string key = sha256_hex(recipe.key_material(sha256_file_hex(recipe.images_path)).dump());
   const auto dir = backbone_directory(recipe, key, env);
   if (is_complete_backbone(dir, key)) return dir.string();
   return std::nullopt;
@@ -166,7 +156,7 @@ std::optional<std::string> find_vision_backbone(const VisionBackboneRecipe& reci
 
 std::string ensure_vision_backbone(const VisionBackboneRecipe& recipe, const BackboneEnvironment& env) {
   require_images(recipe);
-  const std::string images_sha256 = file_sha256(recipe.images_path);
+  const std::string images_sha256 = sha256_file_hex(recipe.images_path);
   const std::string key = sha256_hex(recipe.key_material(images_sha256).dump());
   const auto dir = backbone_directory(recipe, key, env);
   const bool built =

@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include <cstring>
+#include <fstream>
+#include <vector>
 
 namespace capaboost {
 namespace {
@@ -101,6 +103,18 @@ std::string Sha256::hex_digest() {
 std::string sha256_hex(std::string_view bytes) {
   Sha256 hasher;
   hasher.update(bytes);
+  return hasher.hex_digest();
+}
+
+std::string sha256_file_hex(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  TORCH_CHECK(in, "sha256: cannot read ", path);
+  Sha256 hasher;
+  std::vector<char> chunk(1 << 20);  // a checkpoint can be hundreds of MB: never held whole
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    hasher.update(std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+  }
+  TORCH_CHECK(in.eof(), "sha256: error while reading ", path);
   return hasher.hex_digest();
 }
 

@@ -29,4 +29,8 @@ class Sha256 {
 /// SHA-256 of `bytes` as lower-case hex (what `sha256sum` prints).
 std::string sha256_hex(std::string_view bytes);
 
+/// SHA-256 of the file at `path` as lower-case hex, read in chunks; throws naming the path when it
+/// cannot be read.
+std::string sha256_file_hex(const std::string& path);
+
 }  // namespace capaboost

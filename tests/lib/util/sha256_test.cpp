@@ -1,6 +1,9 @@
 #include "util/sha256.h"
 
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 using namespace capaboost;
@@ -36,4 +39,17 @@ TEST_CASE("incremental sha256 equals one-shot for any chunking", "[data][sha256]
   Sha256 finished;
   finished.hex_digest();
   CHECK_THROWS_WITH(finished.update("more"), Catch::Contains("after hex_digest"));
+}
+
+TEST_CASE("sha256 of a file equals sha256 of its bytes, across read chunks, and names a missing file",
+          "[data][sha256]") {
+  const auto path = (std::filesystem::temp_directory_path() / "capaboost_sha256_file_test.bin").string();
+  std::string bytes;
+  for (int i = 0; i < (3 << 20) + 5; ++i) bytes += static_cast<char>((i * 131) % 251);  // 3 MiB + 5: chunks of 1 MiB
+  for (const std::string& content : {std::string("abc"), std::string(), bytes}) {
+    std::ofstream(path, std::ios::binary) << content;
+    CHECK(sha256_file_hex(path) == sha256_hex(content));
+  }
+  std::filesystem::remove(path);
+  CHECK_THROWS_WITH(sha256_file_hex(path), Catch::Contains("cannot read") && Catch::Contains(path));
 }
