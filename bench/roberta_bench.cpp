@@ -18,6 +18,7 @@
 #include <numeric>
 #include <vector>
 
+#include "measure/flop_count.h"
 #include "models/batched_matmul.h"
 #include "models/parallel_dropout.h"
 #include "models/roberta.h"
@@ -86,23 +87,27 @@ BENCHMARK(BM_RobertaBaseForward)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// The matrix-product FLOPs of one LoRA step with the full last layer, counted from the shapes: what the
-// step would take at the machine's GEMM rate (bench/ratios.py divides by BM_SgemmRobertaShape's rate
-// from the same run; issue #21 asks for a step within 1.1x of that). Per token and layer, forward: the
-// six frozen products (query, key, value, attention output: C x C; FFN: C x F and F x C), attention's
-// two batched products (q kᵀ and probs v, 2TC each) and LoRA's A and B at query and value. Backward:
-// every product's gradient with respect to its input, attention's four gradients, LoRA's weight and
-// input gradients; except in layer 0, whose input needs no gradient (the embeddings are frozen), so its
-// query, key and value products, key's side of q kᵀ and LoRA's A skip their input gradients. The
-// classification head (16 rows, not 2,048) is left out: under 0.01%.
-double lora_step_gflop() {
-  const double C = 768, F = 3072, T = kTokens, r = 8, layers = 12;
-  const double frozen_products = 2 * (4 * C * C + 2 * C * F);  // forward, or backward's input gradients
-  const double lora_forward = 2 * (2 * C * r + 2 * r * C);       // two sites: x A, (x A) B
-  const double forward = frozen_products + 2 * (2 * T * C) + lora_forward;
-  const double backward = frozen_products + 4 * (2 * T * C) + 2 * lora_forward;  // LoRA: weights + inputs
-  const double layer0_skipped = 3 * 2 * C * C + 2 * T * C + 2 * (2 * C * r);
-  return (layers * (forward + backward) - layer0_skipped) * kBatch * kTokens / 1e9;
+// The FLOPs of one LoRA step's matrix products with the full last layer: what the step would take at
+// the machine's GEMM rate (bench/ratios.py divides by BM_SgemmRobertaShape's rate from the same run;
+// issue #21 asks for a step within 1.1x of that). The linear sites' forward FLOPs per token come from
+// measure/flop_count.h (their bias and scale adds ride along: under 0.1%); backward adds each frozen
+// product's input gradient and LoRA's weight and input gradients. Layer 0 reads the frozen embeddings,
+// so its query, key and value need no input gradient (nor LoRA's A there, nor key's side of q kᵀ).
+// Attention's batched products, q kᵀ and probs v, are 2TC per token each forward, four of them
+// backward. The classification head runs on 16 rows, not 2,048: left out (under 0.01%).
+double lora_step_gflop(RobertaForSequenceClassificationImpl& model) {
+  double per_token = 0;
+  for (const auto& site : site_flops(model)) {
+    if (site.site.rfind("classifier.", 0) == 0) continue;
+    const bool input_gradient = site.site.find("layer.0.attention.self.") == std::string::npos;
+    per_token += site.base * (input_gradient ? 2 : 1);
+    // LoRA's weight gradients cost its forward again, its input gradients once more (half: B's only,
+    // where the input needs none).
+    per_token += site.tuner.executed * (input_gradient ? 3 : 2.5);
+  }
+  const double attention = 2.0 * kTokens * model.options.hidden_size();  // one batched product, per token
+  per_token += model.options.num_hidden_layers() * 6 * attention - attention;
+  return per_token * kBatch * kTokens / 1e9;
 }
 
 void BM_RobertaBaseLoraStep(benchmark::State& state) {
@@ -143,7 +148,7 @@ void BM_RobertaBaseLoraStep(benchmark::State& state) {
   state.counters["trainable"] =
       static_cast<double>(std::accumulate(trainable.begin(), trainable.end(), int64_t{0},
                                           [](int64_t n, const torch::Tensor& p) { return n + p.numel(); }));
-  if (state.range(0) != 0) state.counters["step_GFLOP"] = lora_step_gflop();
+  if (state.range(0) != 0) state.counters["step_GFLOP"] = lora_step_gflop(*w.model);
   state.SetItemsProcessed(state.iterations() * kBatch * kTokens);
 }
 BENCHMARK(BM_RobertaBaseLoraStep)

@@ -13,10 +13,13 @@
 // tuner_flops_per_token_sparse with masked entries free; measure/flop_count.h), trainable, steps,
 // wall_seconds, train_tokens_per_second, peak_rss_mib; for weight-update methods (LoRA and its CapaBoost form) the
 // ranks of ΔW after the last epoch: rank, rank_min, effective_rank, params_vs_lora_r8.
-// Details: every epoch's metrics, rank and singular values per site, the splits' provenance, the backbone,
-// and the tuned state kept beside the record (tuners and head at the best epoch, for `capaboost export`).
+// Details: every epoch's metrics, rank and singular values per site, the splits' provenance, the backbone
+// (and the SHA-256 of the checkpoint weights it loaded), and the tuned state kept beside the record
+// (tuners and head at the best epoch, for `capaboost export`).
 
 #include <fmt/format.h>
+
+#include <filesystem>
 
 #include "backbones/backbone_registry.h"
 #include "checkpoint/safetensors.h"
@@ -24,6 +27,7 @@
 #include "measures/measure_registry.h"
 #include "measures/plugin_parameters.h"
 #include "measures/rank_metrics.h"
+#include "models/pretrained_directory.h"
 #include "peft/method_registry.h"
 #include "runtime/device.h"
 #include "tasks/task_registry.h"
@@ -31,6 +35,7 @@
 #include "train/pack_trainer.h"
 #include "train/trainer.h"
 #include "util/setup_error.h"
+#include "util/sha256.h"
 
 namespace capaboost::harness {
 namespace {
@@ -142,6 +147,13 @@ MeasureResult finetune_result(const Parameters& config, const RunContext& contex
   measured.details["training"] = result.to_json();
   measured.details["splits"] = prepared.provenance;
   measured.details["backbone"] = backbone.description;
+  // The weights' bits, not only the checkpoint's name: the suite's own encoders rebuild under one cache
+  // key with last bits that depend on threads and CPU, and any checkpoint directory can be replaced in
+  // place. Randomly initialised backbones load no weights and record none.
+  if (!backbone.checkpoint_directory.empty()) {
+    const auto weights = (std::filesystem::path(backbone.checkpoint_directory) / kWeightsFileName).string();
+    measured.details["backbone_weights"] = {{"file", weights}, {"sha256", sha256_file_hex(weights)}};
+  }
   measured.details["sites"] = sites;
   measured.details["trained_parameters"] = method.trains;
   if (keep_state) {

@@ -1,10 +1,8 @@
 #include "backbones/offline_backbones.h"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "backbones/backbone_registry.h"
-#include "models/pretrained_directory.h"
 #include "pretrain/backbone_builder.h"
 #include "pretrain/backbone_recipes.h"
 #include "util/sha256.h"
@@ -31,13 +29,8 @@ bool register_offline(const std::string& profile) {
   const bool pretrained = register_backbone(
       {profile, "the suite's offline pre-trained '" + profile + "' encoder (built on first use, cached)",
        [profile](const TaskHead& head, const BackboneContext& context) {
-         const auto directory = offline_directory(profile, context);
-         Backbone backbone = load_checkpoint(directory, head);
-         // The cache key leaves out threads and CPU, whose last bits differ between builds: the digest
-         // of the weights in the run's record tells two builds under one key apart.
-         const auto weights = (std::filesystem::path(directory) / kWeightsFileName).string();
-         backbone.description = "offline pre-trained '" + profile + "' encoder (weights sha256 " +
-                                sha256_file_hex(weights) + ") " + backbone.description;
+         Backbone backbone = load_checkpoint(offline_directory(profile, context), head);
+         backbone.description = "offline pre-trained '" + profile + "' encoder " + backbone.description;
          return backbone;
        },
        [profile] { return recipe_fingerprint(profile); }});

@@ -19,10 +19,8 @@
 
 #include "backbones/backbone_registry.h"
 #include "data/image_processor.h"
-#include "models/pretrained_directory.h"
 #include "models/vit_pretrained.h"
 #include "pretrain/vision_backbone.h"
-#include "util/sha256.h"
 
 namespace capaboost {
 namespace {
@@ -74,12 +72,8 @@ bool register_offline_vit(const std::string& profile) {
   const bool pretrained = register_backbone(
       {profile, "the suite's offline '" + profile + "' ViT, pre-trained by masked image modelling (built on first use, cached)",
        [profile](const TaskHead& head, const BackboneContext&) {
-         const auto directory = ensure_vision_backbone(profile);
-         Backbone backbone = load_vit_backbone(directory, head);
-         // As the text encoders (offline_backbones.cpp): the weights' digest tells builds apart.
-         const auto weights = (fs::path(directory) / kWeightsFileName).string();
-         backbone.description = "offline pre-trained '" + profile + "' ViT (weights sha256 " +
-                                sha256_file_hex(weights) + ") " + backbone.description;
+         Backbone backbone = load_vit_backbone(ensure_vision_backbone(profile), head);
+         backbone.description = "offline pre-trained '" + profile + "' ViT " + backbone.description;
          return backbone;
        },
        fingerprint});

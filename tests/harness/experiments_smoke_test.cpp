@@ -7,12 +7,15 @@
 #include "support/read_text.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "util/sha256.h"
 
 namespace fs = std::filesystem;
 using capaboost::testing::TempDir;
@@ -37,7 +40,7 @@ int run_program(const std::string& arguments, const fs::path& log) {
 
 TEST_CASE("every experiment spec runs and reports on its smoke profile", "[harness][process][smoke]") {
   TempDir dir;
-  int ran = 0;
+  int ran = 0, skipped = 0;
   for (const auto& entry : fs::directory_iterator(std::string(CAPABOOST_SOURCE_DIR) + "/experiments")) {
     if (entry.path().extension() != ".yaml" || entry.path().filename() == "profiles.yaml") continue;
     const std::string spec = entry.path().string();
@@ -52,6 +55,7 @@ TEST_CASE("every experiment spec runs and reports on its smoke profile", "[harne
     // the offline data mirror. Anything else is a broken spec.
     if (status == 5) {
       WARN("skipped " << name << ": " << read_text(log));
+      ++skipped;
       continue;
     }
     INFO(read_text(log));
@@ -67,4 +71,22 @@ TEST_CASE("every experiment spec runs and reports on its smoke profile", "[harne
     ++ran;
   }
   CHECK(ran >= 1);
+
+  // A run from a checkpoint (the smoke encoder here) records the file and digest of the weights it
+  // loaded; a run on random weights records none.
+  int with_weights = 0;
+  for (const auto& file : fs::directory_iterator(dir.path() / "results" / "runs")) {
+    if (file.path().extension() != ".json") continue;
+    const auto details = nlohmann::json::parse(read_text(file.path())).at("details");
+    if (!details.contains("backbone")) continue;  // not a fine-tuning run
+    const std::string backbone = details.at("backbone");
+    INFO(file.path().string() << ": " << backbone);
+    const bool random = backbone.find("randomly initialised") != std::string::npos;
+    REQUIRE(details.contains("backbone_weights") == !random);
+    if (random) continue;
+    const auto& weights = details.at("backbone_weights");
+    CHECK(weights.at("sha256") == capaboost::sha256_file_hex(weights.at("file").get<std::string>()));
+    ++with_weights;
+  }
+  if (skipped == 0) CHECK(with_weights > 0);
 }
