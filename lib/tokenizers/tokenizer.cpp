@@ -19,6 +19,16 @@ std::vector<int64_t> roberta_framing(const std::vector<int64_t>& a, const std::o
   return ids;
 }
 
+std::optional<int64_t> Tokenizer::first_segment_length(int64_t) const { return std::nullopt; }
+
+std::vector<int64_t> token_types(int64_t length, const std::optional<int64_t>& first_segment) {
+  std::vector<int64_t> types;
+  if (!first_segment) return types;
+  types.assign(static_cast<std::size_t>(length), 0);
+  for (int64_t t = std::min(*first_segment, length); t < length; ++t) types[static_cast<std::size_t>(t)] = 1;
+  return types;
+}
+
 std::vector<TokenOffsets> Tokenizer::encode_text_with_offsets(std::string_view) const {
   TORCH_CHECK(false, "this tokenizer does not map its tokens back to characters yet, which question answering needs; "
               "byte-level BPE tokenizers (RoBERTa's) do");
@@ -61,13 +71,18 @@ Encoding Tokenizer::encode(std::string_view text, const std::optional<std::strin
     truncate_longest_first(a, b, num_special, options.max_length());
   }
   Encoding encoding;
+  const auto first_length = static_cast<int64_t>(a.size());
+  // Without framing the first segment is the first text alone (HF: add_special_tokens=False).
+  std::optional<int64_t> first_segment = first_segment_length(first_length);
   if (options.add_special_tokens()) {
     encoding.input_ids = add_special_tokens(a, b);
   } else {
+    if (first_segment) first_segment = first_length;
     encoding.input_ids = std::move(a);
     if (b) encoding.input_ids.insert(encoding.input_ids.end(), b->begin(), b->end());
   }
   encoding.attention_mask.assign(encoding.input_ids.size(), 1);
+  encoding.token_type_ids = token_types(static_cast<int64_t>(encoding.input_ids.size()), first_segment);
   return encoding;
 }
 
@@ -105,6 +120,9 @@ BatchEncoding Tokenizer::pad(const std::vector<Encoding>& rows, const EncodeOpti
   const auto batch = static_cast<int64_t>(rows.size());
   auto input_ids = torch::full({batch, static_cast<int64_t>(width)}, pad_id(), torch::kInt64);  // (B, T)
   auto attention_mask = torch::zeros({batch, static_cast<int64_t>(width)}, torch::kInt64);      // (B, T)
+  const bool typed = !rows.empty() && !rows.front().token_type_ids.empty();
+  torch::Tensor token_type_ids;
+  if (typed) token_type_ids = torch::zeros({batch, static_cast<int64_t>(width)}, torch::kInt64);  // (B, T)
   auto ids = input_ids.accessor<int64_t, 2>();
   auto mask = attention_mask.accessor<int64_t, 2>();
   for (int64_t r = 0; r < batch; ++r) {
@@ -113,8 +131,12 @@ BatchEncoding Tokenizer::pad(const std::vector<Encoding>& rows, const EncodeOpti
       ids[r][static_cast<int64_t>(t)] = row.input_ids[t];
       mask[r][static_cast<int64_t>(t)] = row.attention_mask[t];
     }
+    if (typed) {
+      auto types = token_type_ids.accessor<int64_t, 2>();
+      for (std::size_t t = 0; t < row.token_type_ids.size(); ++t) types[r][static_cast<int64_t>(t)] = row.token_type_ids[t];
+    }
   }
-  return {input_ids, attention_mask};
+  return {input_ids, attention_mask, token_type_ids};
 }
 
 }  // namespace capaboost

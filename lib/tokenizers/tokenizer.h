@@ -18,6 +18,9 @@ namespace capaboost {
 struct Encoding {
   std::vector<int64_t> input_ids;
   std::vector<int64_t> attention_mask;  ///< all ones (same length as input_ids)
+  /// Segment of each id: 0 for the first text and its framing, 1 for the pair's text and its framing
+  /// (HF's token_type_ids). Empty when the tokenizer's model reads none (Tokenizer::first_segment_length).
+  std::vector<int64_t> token_type_ids;
 };
 
 /// One token of a text with the characters it stands for: code points [begin, end) of the text (as
@@ -33,6 +36,7 @@ struct TokenOffsets {
 struct BatchEncoding {
   torch::Tensor input_ids;       // (B, T) int64, right-padded with pad_id()
   torch::Tensor attention_mask;  // (B, T) int64, 1 on real tokens, 0 on padding
+  torch::Tensor token_type_ids;  // (B, T) int64, 0 on padding; undefined when the tokenizer returns none
 };
 
 /// Batch padding target, as HF's padding=True / padding="max_length".
@@ -72,6 +76,12 @@ class Tokenizer {
                                                   const std::optional<std::vector<int64_t>>& b) const = 0;
   /// How many ids add_special_tokens adds to a single sequence (pair = false) or to a pair.
   virtual int64_t num_special_tokens(bool pair) const = 0;
+  /// Token types, as HF's tokenizers return them when "token_type_ids" is among the model's inputs
+  /// (BERT's WordPiece: [CLS] a [SEP] is type 0, b [SEP] type 1): how many leading ids of
+  /// add_special_tokens(a, b) are type 0 when `a` has `first_length` ids; every later id is type 1.
+  /// nullopt (the default) for tokenizers whose models read no token types (RoBERTa's byte-level BPE,
+  /// the suite's SentencePiece): their encodings carry none, and the model sees all zeros.
+  virtual std::optional<int64_t> first_segment_length(int64_t first_length) const;
   /// Text of `ids` (HF decode with clean_up_tokenization_spaces=False); special tokens are kept as their
   /// text unless skip_special_tokens.
   virtual std::string decode(const std::vector<int64_t>& ids, bool skip_special_tokens = false) const = 0;
@@ -96,6 +106,10 @@ class Tokenizer {
  private:
   BatchEncoding pad(const std::vector<Encoding>& rows, const EncodeOptions& options, Padding padding) const;
 };
+
+/// Token type ids of a `length`-id row whose first `first_segment` ids are type 0 and the rest type 1;
+/// empty when `first_segment` is nullopt (a tokenizer without token types).
+std::vector<int64_t> token_types(int64_t length, const std::optional<int64_t>& first_segment);
 
 /// Removes ids from the ends of `a` and `b` until a, b and `num_special` framing ids fit in
 /// `max_length`, as transformers 4.30.2 truncate_sequences: a single sequence loses its tail at once;
