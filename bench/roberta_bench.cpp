@@ -42,14 +42,14 @@ struct Workload {
   torch::Tensor input_ids;       // (B, T)
   torch::Tensor attention_mask;  // (B, T)
   torch::Tensor labels;          // (B)
-  RobertaForwardOptions outputs;
+  BertForwardOptions outputs;
 };
 
 Workload make_workload(bool full_last_layer) {
   if (std::getenv("CAPABOOST_NO_CACHING_ALLOCATOR") == nullptr) runtime::enable_caching_cpu_allocator();
   torch::manual_seed(0);
   Workload w;
-  const auto options = RobertaOptions().num_labels(2);  // roberta-base's shape
+  const auto options = roberta_options().num_labels(2);  // roberta-base's shape
   w.model = RobertaForSequenceClassification(options);
   attach_tuners(*w.model, SiteSelector{{"query", "value"}},
                 [](const std::string& site, const TunableLinearImpl& layer) {
@@ -64,7 +64,7 @@ Workload make_workload(bool full_last_layer) {
   w.attention_mask = torch::ones({kBatch, kTokens}, torch::kLong);
   w.labels = torch::randint(0, 2, {kBatch}, torch::kLong);
   // Asking for hidden states is what makes the classifier run the full last layer.
-  w.outputs = RobertaForwardOptions().output_hidden_states(full_last_layer);
+  w.outputs = BertForwardOptions().output_hidden_states(full_last_layer);
   return w;
 }
 
@@ -232,7 +232,7 @@ void BM_MethodStep(benchmark::State& state) {
   const MethodCase& method_case = method_cases().at(static_cast<size_t>(state.range(0)));
   state.SetLabel(method_case.name);
   torch::manual_seed(0);
-  RobertaForSequenceClassification model(RobertaOptions().num_labels(2));
+  RobertaForSequenceClassification model(roberta_options().num_labels(2));
   const MethodSpec& method = find_method(method_case.method);
   const Parameters config = resolve_or_throw(method.parameters, method_case.config, method_case.method);
   method.attach(*model, config);

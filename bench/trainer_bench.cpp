@@ -74,7 +74,7 @@ void BM_TrainerEpochCoLA1000(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     torch::manual_seed(kSeed);
-    auto model = RobertaForSequenceClassification(RobertaOptions().num_labels(2));  // roberta-base's shape
+    auto model = RobertaForSequenceClassification(roberta_options().num_labels(2));  // roberta-base's shape
     lora.attach(*model, lora_config);
     select_trainable_parameters(*model, lora.trains_backbone_parameter, model->head_prefixes());
     state.ResumeTiming();

@@ -95,12 +95,15 @@ std::string backbone_fingerprint(const std::string& model) {
 }
 
 std::string downloaded_checkpoint(const std::string& name, const std::string& repo,
-                                  const std::vector<std::string>& files) {
+                                  const std::vector<std::string>& files, const std::string& fetch_command) {
   const fs::path dir = checkpoint_root() / name;
+  const std::string fetch = !fetch_command.empty()
+                                ? "`" + fetch_command + "` installs it"
+                                : fmt::format("with internet: `huggingface-cli download {} {} --local-dir {}`", repo,
+                                              fmt::join(files, " "), dir.string());
   TORCH_CHECK(fs::exists(dir / "config.json"), "model '", name, "' needs its pre-trained checkpoint in ", dir.string(),
-              " (", fmt::format("{}", fmt::join(files, ", ")), "); with internet: `huggingface-cli download ", repo,
-              " ", fmt::format("{}", fmt::join(files, " ")), " --local-dir ", dir.string(),
-              "`, or set CAPABOOST_CHECKPOINTS to the folder that holds it. Offline, use model: mini.");
+              " (", fmt::format("{}", fmt::join(files, ", ")), "); ", fetch,
+              ", or set CAPABOOST_CHECKPOINTS to the folder that holds it. Offline, use model: mini.");
   return dir.string();
 }
 

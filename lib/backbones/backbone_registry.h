@@ -72,9 +72,10 @@ std::string backbone_fingerprint(const std::string& model);
 
 /// Where the downloaded Hugging Face checkpoint `name` (hub id `repo`) lives: $CAPABOOST_CHECKPOINTS/<name>,
 /// default ~/.cache/capaboost/checkpoints/<name>. Fails, naming the `files` to download and the command
-/// that does it, when the directory has no config.json: nothing is downloaded at run time.
+/// that does it (`fetch_command`, else a huggingface-cli download of `repo`), when the directory has no
+/// config.json: nothing is downloaded at run time.
 std::string downloaded_checkpoint(const std::string& name, const std::string& repo,
-                                  const std::vector<std::string>& files);
+                                  const std::vector<std::string>& files, const std::string& fetch_command = "");
 
 /// "" when `model` is a registered name or a directory with config.json; otherwise what is wrong.
 std::string check_backbone_name(const std::string& model);

@@ -14,9 +14,11 @@ namespace capaboost {
 
 /// The examples `indices` whose ids are `rows` (one per index) as a batch: "input_ids" (B, T) int64
 /// right-padded with `pad_id` to `width` columns (0: to the longest row) and "attention_mask" (B, T)
-/// int64, 1 on ids and 0 on padding. A row longer than `width` is an error.
+/// int64, 1 on ids and 0 on padding. With `first_segments` (one per row: how many leading ids are token
+/// type 0, Tokenizer::first_segment_length) also "token_type_ids" (B, T) int64: 0 on the first segment
+/// and on padding, 1 on the rest of the row. A row longer than `width` is an error.
 inline Batch padded_text_batch(const std::vector<int64_t>& indices, const std::vector<const std::vector<int64_t>*>& rows,
-                               int64_t width, int64_t pad_id) {
+                               int64_t width, int64_t pad_id, const std::vector<int64_t>* first_segments = nullptr) {
   TORCH_CHECK(rows.size() == indices.size(), "padded_text_batch: ", rows.size(), " rows for ", indices.size(), " indices");
   int64_t longest = 0;
   for (const auto* row : rows) longest = std::max<int64_t>(longest, static_cast<int64_t>(row->size()));
@@ -35,6 +37,17 @@ inline Batch padded_text_batch(const std::vector<int64_t>& indices, const std::v
       mask[r][static_cast<int64_t>(t)] = 1;
     }
     batch.tokens += static_cast<int64_t>(row.size());
+  }
+  if (first_segments != nullptr) {
+    TORCH_CHECK(first_segments->size() == rows.size(), "padded_text_batch: ", first_segments->size(),
+                " first-segment lengths for ", rows.size(), " rows");
+    auto token_type_ids = torch::zeros({batch_size, width}, torch::kInt64);  // (B, T)
+    auto types = token_type_ids.accessor<int64_t, 2>();
+    for (int64_t r = 0; r < batch_size; ++r) {
+      const auto length = static_cast<int64_t>(rows[static_cast<size_t>(r)]->size());
+      for (int64_t t = (*first_segments)[static_cast<size_t>(r)]; t < length; ++t) types[r][t] = 1;
+    }
+    batch.inputs["token_type_ids"] = token_type_ids;
   }
   batch.examples = batch_size;
   batch.indices = indices;

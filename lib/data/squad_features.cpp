@@ -85,6 +85,7 @@ std::vector<SquadFeature> make_squad_features(const std::vector<SquadQuestion>& 
       SquadFeature feature;
       feature.question = static_cast<int64_t>(q);
       feature.input_ids = tokenizer.add_special_tokens(question_ids, window_ids);
+      feature.first_segment = tokenizer.first_segment_length(static_cast<int64_t>(question_ids.size()));
       feature.offsets.assign(feature.input_ids.size(), CharSpan{-1, -1});
       const int64_t first = second_sequence_start(tokenizer, question_ids, end - begin);
       for (int64_t t = begin; t < end; ++t) {

@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,9 @@ using CharSpan = std::pair<int64_t, int64_t>;
 struct SquadFeature {
   int64_t question = 0;  ///< index of its question in the list the features were made from
   std::vector<int64_t> input_ids;
+  /// Leading ids of token type 0 (the question and its framing), when the tokenizer returns token types
+  /// (Tokenizer::first_segment_length); the context window and its framing are type 1.
+  std::optional<int64_t> first_segment;
   std::vector<CharSpan> offsets;  ///< one per input id
   /// Token positions of the answer (the first answer's, as run_qa trains); 0, the first token, when the
   /// window does not hold it or there is none.

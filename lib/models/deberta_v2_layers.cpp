@@ -5,7 +5,7 @@
 
 #include "models/batched_matmul.h"
 #include "models/deberta_v2_relative_position.h"
-#include "models/roberta_layers.h"
+#include "models/bert_layers.h"
 #include "runtime/autocast_input.h"
 
 namespace capaboost {

@@ -4,7 +4,7 @@
 
 namespace capaboost {
 
-RobertaLMHeadImpl::RobertaLMHeadImpl(const RobertaOptions& options, torch::nn::Embedding word_embeddings)
+RobertaLMHeadImpl::RobertaLMHeadImpl(const BertOptions& options, torch::nn::Embedding word_embeddings)
     : word_embeddings_(std::move(word_embeddings)) {
   TORCH_CHECK(word_embeddings_ && word_embeddings_->weight.size(0) == options.vocab_size() &&
                   word_embeddings_->weight.size(1) == options.hidden_size(),
@@ -23,8 +23,8 @@ torch::Tensor RobertaLMHeadImpl::forward(const torch::Tensor& features) {
   return torch::nn::functional::linear(x, word_embeddings_->weight, bias);  // (…, V)
 }
 
-RobertaForMaskedLMImpl::RobertaForMaskedLMImpl(const RobertaOptions& options_) : options(options_) {
-  roberta = register_module("roberta", RobertaModel(options, /*add_pooling_layer=*/false));
+RobertaForMaskedLMImpl::RobertaForMaskedLMImpl(const BertOptions& options_) : options(options_) {
+  roberta = register_module("roberta", BertModel(options, /*add_pooling_layer=*/false));
   lm_head = register_module("lm_head", RobertaLMHead(options, roberta->embeddings->word_embeddings));
   // The encoder initialised itself; the head's dense and layer_norm get the same recipe, bias stays 0.
   init_transformer_weights(*lm_head, options.initializer_range());

@@ -6,7 +6,7 @@
 // are not separate tensors here, exactly as transformers leaves them out of model.safetensors
 // (_keys_to_ignore_on_save) and re-ties them on load.
 //
-//   RobertaForMaskedLM model(RobertaOptions().vocab_size(8000).hidden_size(256)…);
+//   RobertaForMaskedLM model(roberta_options().vocab_size(8000).hidden_size(256)…);
 //   auto out = model->forward(masked_ids, labels);   // logits only where labels != -100
 //   out.loss.backward();
 
@@ -14,7 +14,7 @@
 
 #include "models/masked_lm.h"
 #include "models/roberta.h"
-#include "models/roberta_config.h"
+#include "models/bert_config.h"
 #include "sites/tunable_linear.h"
 
 namespace capaboost {
@@ -24,7 +24,7 @@ class RobertaLMHeadImpl : public torch::nn::Module {
  public:
   /// `word_embeddings` is the encoder's embedding module: its weight is the decoder weight (shared,
   /// not copied, and not registered here, so optimizers and checkpoints see it once).
-  RobertaLMHeadImpl(const RobertaOptions& options, torch::nn::Embedding word_embeddings);
+  RobertaLMHeadImpl(const BertOptions& options, torch::nn::Embedding word_embeddings);
 
   /// features: (…, C) → vocabulary logits (…, V).
   torch::Tensor forward(const torch::Tensor& features);
@@ -43,12 +43,12 @@ TORCH_MODULE(RobertaLMHead);
 /// The encoder without pooler ("roberta") and the LM head ("lm_head").
 class RobertaForMaskedLMImpl : public MaskedLMImpl {
  public:
-  explicit RobertaForMaskedLMImpl(const RobertaOptions& options);
+  explicit RobertaForMaskedLMImpl(const BertOptions& options);
 
   /// The MLM objective (MaskedLMImpl::forward); the vocabulary projection runs on the target rows only.
   MaskedLMOutput forward(const torch::Tensor& input_ids, const torch::Tensor& labels,
                          const torch::Tensor& attention_mask = {}) override;
-  /// RobertaOptions::max_length.
+  /// BertOptions::max_length.
   int64_t max_length() const override {
     return options.max_length();
   }
@@ -60,8 +60,8 @@ class RobertaForMaskedLMImpl : public MaskedLMImpl {
   /// transformers' MaskedLMOutput.logits: (B, T, V) at every position (for inspection and tests).
   torch::Tensor full_logits(const torch::Tensor& input_ids, const torch::Tensor& attention_mask = {});
 
-  RobertaOptions options;
-  RobertaModel roberta{nullptr};
+  BertOptions options;
+  BertModel roberta{nullptr};
   RobertaLMHead lm_head{nullptr};
 };
 TORCH_MODULE(RobertaForMaskedLM);

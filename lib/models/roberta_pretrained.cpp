@@ -7,16 +7,6 @@
 
 namespace capaboost {
 
-StateDictLoadOptions roberta_load_options(bool head_missing_ok) {
-  auto options =
-      StateDictLoadOptions()
-          .base_prefix("roberta.")
-          .ignore({R"((.+\.)?embeddings\.(position_ids|token_type_ids))"})
-          .allow_unexpected({R"(lm_head\..*)", R"((roberta\.)?pooler\..*)", R"(classifier\..*)", R"(qa_outputs\..*)"});
-  if (head_missing_ok) options.allow_missing({R"(classifier\..*)", R"(qa_outputs\..*)"});
-  return options;
-}
-
 Pretrained<RobertaForSequenceClassification> load_roberta_for_sequence_classification(
     const std::string& dir, std::optional<int64_t> num_labels) {
   auto options = load_roberta_config(config_file(dir));
@@ -24,20 +14,13 @@ Pretrained<RobertaForSequenceClassification> load_roberta_for_sequence_classific
   if (new_labels) options.num_labels(*num_labels).label_names({});
   RobertaForSequenceClassification model(options);
   SafetensorsFile weights = open_weights(dir);
-  auto load_options = roberta_load_options(/*head_missing_ok=*/true);
+  auto load_options = bert_family_load_options(BertFamily::kRoberta, /*head_missing_ok=*/true);
   // For another label count the output layer keeps its fresh initialisation and the dense layer loads,
   // as transformers' ignore_mismatched_sizes does.
   const auto fresh = new_labels ? names_under(*model, "classifier.out_proj.") : std::vector<std::string>{};
   load_options.exclude(fresh);
   auto report = load_state_dict(*model, weights, load_options);
   report.add_missing(fresh);
-  return {model, std::move(report)};
-}
-
-Pretrained<RobertaForQuestionAnswering> load_roberta_for_question_answering(const std::string& dir) {
-  RobertaForQuestionAnswering model(load_roberta_config(config_file(dir)));
-  SafetensorsFile weights = open_weights(dir);
-  auto report = load_state_dict(*model, weights, roberta_load_options(/*head_missing_ok=*/true));
   return {model, std::move(report)};
 }
 
@@ -53,32 +36,14 @@ Pretrained<RobertaForMaskedLM> load_roberta_for_masked_lm(const std::string& dir
   return {model, std::move(report)};
 }
 
-Pretrained<RobertaModel> load_roberta_model(const std::string& dir, bool add_pooling_layer) {
-  RobertaModel model(load_roberta_config(config_file(dir)), add_pooling_layer);
-  SafetensorsFile weights = open_weights(dir);
-  auto options = roberta_load_options(/*head_missing_ok=*/false);
-  // A checkpoint saved without a pooler (e.g. by a classifier) leaves a requested pooler fresh.
-  if (add_pooling_layer) options.allow_missing({R"(pooler\..*)"});
-  auto report = load_state_dict(*model, weights, options);
-  return {model, std::move(report)};
-}
-
 void save_pretrained(RobertaForSequenceClassificationImpl& model, const std::string& dir,
                      bool include_tuners) {
-  save_model_directory(model, roberta_config_json(model.options, "RobertaForSequenceClassification"), dir,
+  save_model_directory(model, bert_config_json(model.options, "RobertaForSequenceClassification"), dir,
                  include_tuners);
 }
 
-void save_pretrained(RobertaForQuestionAnsweringImpl& model, const std::string& dir, bool include_tuners) {
-  save_model_directory(model, roberta_config_json(model.options, "RobertaForQuestionAnswering"), dir, include_tuners);
-}
-
-void save_pretrained(RobertaModelImpl& model, const std::string& dir, bool include_tuners) {
-  save_model_directory(model, roberta_config_json(model.options, "RobertaModel"), dir, include_tuners);
-}
-
 void save_pretrained(RobertaForMaskedLMImpl& model, const std::string& dir, bool include_tuners) {
-  save_model_directory(model, roberta_config_json(model.options, "RobertaForMaskedLM"), dir, include_tuners);
+  save_model_directory(model, bert_config_json(model.options, "RobertaForMaskedLM"), dir, include_tuners);
 }
 
 }  // namespace capaboost

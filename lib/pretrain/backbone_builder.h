@@ -83,7 +83,7 @@ struct BackboneRecipe {
   nlohmann::json tokenizer_options = nlohmann::json::object();
   /// The encoder's architecture, shape and regularisation; vocab_size and pad_token_id come from the
   /// trained tokenizer, max_position_embeddings from the block size (sized_encoder).
-  EncoderShape model = RobertaOptions();
+  EncoderShape model = roberta_options();
   TextBlockOptions train_blocks;
   /// Held-out blocks encoded (block_size is train_blocks'; max_blocks bounds the evaluation cost).
   int64_t heldout_max_blocks = 0;

@@ -57,7 +57,7 @@ BackboneRecipe mini() {
   recipe.corpus_name = "mini";
   recipe.corpus_options = corpus_options(0);
   recipe.tokenizer_options = sentencepiece_options(8000);
-  recipe.model = RobertaOptions()
+  recipe.model = roberta_options()
                      .hidden_size(128)
                      .num_hidden_layers(4)
                      .num_attention_heads(4)
@@ -146,7 +146,7 @@ BackboneRecipe smoke() {
   recipe.corpus_options = corpus_options(300);
   recipe.tokenizer_options = sentencepiece_options(1000);
   recipe.model =
-      RobertaOptions().hidden_size(64).num_hidden_layers(2).num_attention_heads(2).intermediate_size(128);
+      roberta_options().hidden_size(64).num_hidden_layers(2).num_attention_heads(2).intermediate_size(128);
   recipe.train_blocks = TextBlockOptions().block_size(64);
   recipe.heldout_max_blocks = 32;
   recipe.embedding_init = DistributionalEmbeddingOptions(64);
@@ -179,7 +179,7 @@ BackboneRecipe backbone_pilot_recipe(const std::string& profile, const std::stri
               pilots.empty() ? std::string("none") : fmt::format("{}", fmt::join(pilots, ", ")));
   BackboneRecipe recipe = backbone_recipe(profile);
   recipe.profile = profile + "+" + pilot;
-  recipe.model = std::get<RobertaOptions>(recipe.model).position_embedding_type(parse_position_embedding_type(pilot));
+  recipe.model = std::get<BertOptions>(recipe.model).position_embedding_type(parse_position_embedding_type(pilot));
   return recipe;
 }
 

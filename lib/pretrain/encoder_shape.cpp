@@ -18,8 +18,8 @@ Overloaded(Ts...) -> Overloaded<Ts...>;
 
 EncoderShape sized_encoder(const EncoderShape& shape, int64_t vocab_size, int64_t pad_id, int64_t block_size) {
   return std::visit(
-      Overloaded{[&](const RobertaOptions& options) -> EncoderShape {
-                   return RobertaOptions(options).vocab_size(vocab_size).pad_token_id(pad_id).max_position_embeddings(
+      Overloaded{[&](const BertOptions& options) -> EncoderShape {
+                   return BertOptions(options).vocab_size(vocab_size).pad_token_id(pad_id).max_position_embeddings(
                        block_size + 2);
                  },
                  [&](const DebertaV2Options& options) -> EncoderShape {
@@ -30,7 +30,7 @@ EncoderShape sized_encoder(const EncoderShape& shape, int64_t vocab_size, int64_
 }
 
 std::shared_ptr<MaskedLMImpl> make_masked_lm(const EncoderShape& shape) {
-  return std::visit(Overloaded{[](const RobertaOptions& options) -> std::shared_ptr<MaskedLMImpl> {
+  return std::visit(Overloaded{[](const BertOptions& options) -> std::shared_ptr<MaskedLMImpl> {
                                  return RobertaForMaskedLM(options).ptr();
                                },
                                [](const DebertaV2Options& options) -> std::shared_ptr<MaskedLMImpl> {
@@ -40,8 +40,8 @@ std::shared_ptr<MaskedLMImpl> make_masked_lm(const EncoderShape& shape) {
 }
 
 nlohmann::json encoder_config_json(const EncoderShape& shape) {
-  return std::visit(Overloaded{[](const RobertaOptions& options) {
-                                 return roberta_config_json(options, "RobertaForMaskedLM");
+  return std::visit(Overloaded{[](const BertOptions& options) {
+                                 return bert_config_json(options, "RobertaForMaskedLM");
                                },
                                [](const DebertaV2Options& options) {
                                  return deberta_v2_config_json(options, "DebertaV2ForMaskedLM");

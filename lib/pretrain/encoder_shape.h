@@ -13,11 +13,11 @@
 
 #include "models/deberta_v2_config.h"
 #include "models/masked_lm.h"
-#include "models/roberta_config.h"
+#include "models/bert_config.h"
 
 namespace capaboost {
 
-using EncoderShape = std::variant<RobertaOptions, DebertaV2Options>;
+using EncoderShape = std::variant<BertOptions, DebertaV2Options>;
 
 /// `shape` with the tokenizer's vocabulary and padding id and positions for blocks of `block_size`
 /// tokens: RoBERTa needs block_size + 2 (its positions start after the padding index), DeBERTa-v2

@@ -84,6 +84,7 @@ Batch SquadSplit::collate(const std::vector<int64_t>& indices, BatchPadding padd
   TORCH_CHECK(!indices.empty(), "SquadSplit::collate: empty batch");
   const auto batch_size = static_cast<int64_t>(indices.size());
   std::vector<const std::vector<int64_t>*> rows;
+  std::vector<int64_t> first_segments;
   auto starts = torch::empty({batch_size}, torch::kInt64);  // (B)
   auto ends = torch::empty({batch_size}, torch::kInt64);    // (B)
   auto start_at = starts.accessor<int64_t, 1>();
@@ -93,10 +94,12 @@ Batch SquadSplit::collate(const std::vector<int64_t>& indices, BatchPadding padd
     TORCH_CHECK(index >= 0 && index < size(), "SquadSplit::collate: index ", index, " outside [0, ", size(), ")");
     const SquadFeature& feature = features_[static_cast<size_t>(index)];
     rows.push_back(&feature.input_ids);
+    if (feature.first_segment) first_segments.push_back(*feature.first_segment);
     start_at[row] = feature.start_position;
     end_at[row] = feature.end_position;
   }
-  Batch batch = padded_text_batch(indices, rows, padding == BatchPadding::kMaxLength ? max_length_ : 0, pad_id_);
+  Batch batch = padded_text_batch(indices, rows, padding == BatchPadding::kMaxLength ? max_length_ : 0, pad_id_,
+                                  first_segments.empty() ? nullptr : &first_segments);
   batch.inputs["start_positions"] = starts;
   batch.inputs["end_positions"] = ends;
   return batch;

@@ -1,5 +1,7 @@
 #include "train/tokenized_dataset.h"
 
+#include <algorithm>
+
 #include "data/padded_rows.h"
 #include "metrics/glue_metrics.h"
 #include "train/glue_scorer.h"
@@ -28,6 +30,10 @@ TokenizedDataset TokenizedDataset::tokenize(const std::vector<Example>& examples
                               ? tokenizer.encode(example.text_a, std::string_view(*example.text_b), options)
                               : tokenizer.encode(example.text_a, std::nullopt, options);
     dataset.ids_.push_back(encoding.input_ids);
+    if (!encoding.token_type_ids.empty()) {
+      const auto& types = encoding.token_type_ids;
+      dataset.first_segments_.push_back(std::find(types.begin(), types.end(), 1) - types.begin());
+    }
   }
   return dataset;
 }
@@ -42,11 +48,14 @@ Batch TokenizedDataset::collate(const std::vector<int64_t>& indices, BatchPaddin
   TORCH_CHECK(!indices.empty(), "TokenizedDataset::collate: empty batch");
   const auto batch_size = static_cast<int64_t>(indices.size());
   std::vector<const std::vector<int64_t>*> rows;
+  std::vector<int64_t> first_segments;
   for (int64_t index : indices) {
     TORCH_CHECK(index >= 0 && index < size(), "TokenizedDataset::collate: index ", index, " outside [0, ", size(), ")");
     rows.push_back(&ids_[static_cast<size_t>(index)]);
+    if (!first_segments_.empty()) first_segments.push_back(first_segments_[static_cast<size_t>(index)]);
   }
-  Batch batch = padded_text_batch(indices, rows, padding == BatchPadding::kMaxLength ? max_length_ : 0, pad_id_);
+  Batch batch = padded_text_batch(indices, rows, padding == BatchPadding::kMaxLength ? max_length_ : 0, pad_id_,
+                                  first_segments_.empty() ? nullptr : &first_segments);
   if (regression()) {
     batch.labels = torch::empty({batch_size}, torch::kFloat32);
     auto labels = batch.labels.accessor<float, 1>();

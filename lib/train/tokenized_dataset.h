@@ -28,8 +28,8 @@ class TokenizedDataset : public TrainingSplit {
                                    const TaskInfo& task, int64_t max_length);
 
   /// The examples at `indices`: "input_ids" (B, T) int64 right-padded with the tokenizer's pad id,
-  /// "attention_mask" (B, T) int64 (1 on tokens, 0 on padding), and labels (B) int64 class ids or
-  /// float32 scores.
+  /// "attention_mask" (B, T) int64 (1 on tokens, 0 on padding), "token_type_ids" (B, T) int64 when the
+  /// tokenizer returns token types (BERT's), and labels (B) int64 class ids or float32 scores.
   Batch collate(const std::vector<int64_t>& indices, BatchPadding padding = BatchPadding::kLongest) const override;
   int64_t size() const override { return static_cast<int64_t>(ids_.size()); }
   /// Scores argmax classes (or regression scores) with the task's GLUE metrics (metrics/glue_metrics.h).
@@ -48,6 +48,7 @@ class TokenizedDataset : public TrainingSplit {
  private:
   const TaskInfo* task_ = nullptr;
   std::vector<std::vector<int64_t>> ids_;
+  std::vector<int64_t> first_segments_;  // type-0 ids per example; empty when the tokenizer has no token types
   std::vector<int64_t> class_labels_;  // classification tasks
   std::vector<double> score_labels_;   // regression (STS-B)
   int64_t max_length_ = 0;

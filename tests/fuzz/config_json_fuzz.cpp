@@ -9,7 +9,7 @@
 
 #include "fuzz_support.h"
 #include "models/deberta_v2_config.h"
-#include "models/roberta_config.h"
+#include "models/bert_config.h"
 #include "models/vit_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

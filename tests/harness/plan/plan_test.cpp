@@ -160,7 +160,7 @@ TEST_CASE("Table 3's placements: LoRA on the six matrices of every layer in both
   };
   const auto roberta = [] {
     return capaboost::RobertaForSequenceClassification(
-        capaboost::RobertaOptions().vocab_size(100).hidden_size(32).num_hidden_layers(3).num_attention_heads(4)
+        capaboost::roberta_options().vocab_size(100).hidden_size(32).num_hidden_layers(3).num_attention_heads(4)
             .intermediate_size(64));
   };
   for (const char* label : {"LoRA", "CapaBoost-LoRA"}) {

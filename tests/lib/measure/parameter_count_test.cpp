@@ -19,7 +19,7 @@ using namespace capaboost;
 
 namespace {
 
-// RoBERTa-base's parameter count as Hugging Face's RobertaModel reports it (embeddings 39,000,576 +
+// RoBERTa-base's parameter count as Hugging Face's BertModel reports it (embeddings 39,000,576 +
 // 12 layers × 7,087,872 + pooler 590,592), with its 24 query/value sites as real 768×768 layers and
 // the rest lumped into one tensor.
 constexpr int64_t kRobertaBaseParameters = 124645632;
@@ -219,7 +219,7 @@ TEST_CASE("% FT params of BitFit and full fine-tuning count the backbone paramet
   // RoBERTa-base as a sequence classifier (no pooler: 124,645,632 − 590,592). BitFit trains every bias,
   // LayerNorm's included: per layer query/key/value/output 4 × 768, intermediate 3,072, output 768 and
   // two LayerNorms 2 × 768 (8,448), plus the embeddings' LayerNorm 768 — the paper's 0.08%.
-  RobertaForSequenceClassification model(RobertaOptions().num_labels(2));
+  RobertaForSequenceClassification model(roberta_options().num_labels(2));
   SECTION("BitFit") {
     select_trainable_parameters(*model, find_method("bitfit").trains_backbone_parameter, model->head_prefixes());
     const auto report = count_parameters(*model, model->head_prefixes());
@@ -253,7 +253,7 @@ TEST_CASE("% FT params of BitFit and full fine-tuning count the backbone paramet
     CHECK(report.tuner_dense == (weights + 64 + 768) + 12 * weights);
     CHECK(percent_rounded(report.tuner_dense_percent()) == 1.03);
 
-    RobertaForSequenceClassification prefixed(RobertaOptions().num_labels(2));
+    RobertaForSequenceClassification prefixed(roberta_options().num_labels(2));
     const MethodSpec& prefix = find_method("propetl_prefix");
     prefix.attach(*prefixed, resolve_or_throw(prefix.parameters, {{"prefix_length", 64}}, "propetl_prefix"));
     report = count_parameters(*prefixed, prefixed->head_prefixes());

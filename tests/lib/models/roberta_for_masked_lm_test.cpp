@@ -17,8 +17,8 @@ using capaboost::testing::TempDir;
 
 namespace {
 
-RobertaOptions tiny() {
-  return RobertaOptions()
+BertOptions tiny() {
+  return roberta_options()
       .vocab_size(11)
       .hidden_size(8)
       .num_hidden_layers(2)

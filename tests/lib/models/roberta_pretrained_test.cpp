@@ -19,8 +19,8 @@ using Catch::Contains;
 
 namespace {
 
-RobertaOptions tiny() {
-  return RobertaOptions()
+BertOptions tiny() {
+  return roberta_options()
       .vocab_size(40)
       .hidden_size(8)
       .num_hidden_layers(2)
@@ -82,7 +82,7 @@ TEST_CASE("a pre-trained encoder loads into a classifier with a fresh head, and 
           "[roberta][pretrained]") {
   TempDir dir;
   torch::manual_seed(1);
-  RobertaModel encoder(tiny());  // with pooler, names without the "roberta." prefix
+  BertModel encoder(tiny());  // with pooler, names without the "roberta." prefix
   save_pretrained(*encoder, dir.file("encoder"));
 
   auto [classifier, report] = load_roberta_for_sequence_classification(dir.file("encoder"), /*num_labels=*/5);
@@ -94,7 +94,7 @@ TEST_CASE("a pre-trained encoder loads into a classifier with a fresh head, and 
                      encoder->embeddings->word_embeddings->weight));
 
   save_pretrained(*classifier, dir.file("classifier"));
-  auto bare = load_roberta_model(dir.file("classifier"), /*add_pooling_layer=*/false);
+  auto bare = load_bert_family_model(dir.file("classifier"), /*add_pooling_layer=*/false);
   CHECK(bare.report.missing.empty());
   CHECK(bare.report.unexpected.size() == 4);  // the classification head
   CHECK(torch::equal(bare.model->encoder->named_parameters()["layer.1.output.dense.weight"],
@@ -151,16 +151,16 @@ TEST_CASE("a pre-trained encoder loads into a question-answering model with a fr
           "[roberta][pretrained]") {
   TempDir dir;
   torch::manual_seed(2);
-  RobertaModel encoder(tiny());
+  BertModel encoder(tiny());
   save_pretrained(*encoder, dir.file("encoder"));
 
-  auto [qa, report] = load_roberta_for_question_answering(dir.file("encoder"));
+  auto [qa, report] = load_bert_family_for_question_answering(dir.file("encoder"));
   CHECK(report.missing == std::vector<std::string>{"qa_outputs.bias", "qa_outputs.weight"});
-  CHECK(torch::equal(qa->roberta->embeddings->word_embeddings->weight, encoder->embeddings->word_embeddings->weight));
+  CHECK(torch::equal(qa->base->embeddings->word_embeddings->weight, encoder->embeddings->word_embeddings->weight));
 
   // A fine-tuned question-answering checkpoint loads whole; a classifier reads its encoder only.
   save_pretrained(*qa, dir.file("qa"));
-  auto again = load_roberta_for_question_answering(dir.file("qa"));
+  auto again = load_bert_family_for_question_answering(dir.file("qa"));
   CHECK(again.report.missing.empty());
   CHECK(again.report.unexpected.empty());
   CHECK(torch::equal(again.model->qa_outputs->weight, qa->qa_outputs->weight));

@@ -6,15 +6,15 @@
 #include <cmath>
 
 #include "models/roberta.h"
-#include "models/roberta_layers.h"
+#include "models/bert_layers.h"
 
 using namespace capaboost;
 using Catch::Contains;
 
 namespace {
 
-RobertaOptions tiny(PositionEmbeddingType type) {
-  return RobertaOptions()
+BertOptions tiny(PositionEmbeddingType type) {
+  return roberta_options()
       .vocab_size(40)
       .hidden_size(8)
       .num_hidden_layers(1)
@@ -72,7 +72,7 @@ TEST_CASE("relative position scores equal the per-pair formula", "[roberta][rela
 TEST_CASE("relative self-attention is softmax((q kᵀ + relative) / √d) v", "[roberta][relative]") {
   for (const auto type : {PositionEmbeddingType::kRelativeKey, PositionEmbeddingType::kRelativeKeyQuery}) {
     torch::manual_seed(5);
-    RobertaSelfAttention attention(tiny(type));
+    BertSelfAttention attention(tiny(type));
     attention->eval();
     REQUIRE(!attention->distance_embedding.is_empty());
     CHECK(attention->distance_embedding->weight.sizes() == torch::IntArrayRef({2 * 9 - 1, 4}));
@@ -100,7 +100,7 @@ TEST_CASE("relative self-attention is softmax((q kᵀ + relative) / √d) v", "[
 TEST_CASE("relative positions leave the absolute table out and name the distance tables as transformers",
           "[roberta][relative]") {
   torch::manual_seed(7);
-  RobertaModel model(tiny(PositionEmbeddingType::kRelativeKeyQuery));
+  BertModel model(tiny(PositionEmbeddingType::kRelativeKeyQuery));
   model->eval();
   const auto params = model->named_parameters();
   REQUIRE(params.contains("encoder.layer.0.attention.self.distance_embedding.weight"));
@@ -119,7 +119,7 @@ TEST_CASE("relative positions leave the absolute table out and name the distance
   // Fresh weights (std 0.02) give small queries, so the change is small but far above rounding (~1e-7).
   CHECK(max_diff(model->forward(ids).last_hidden_state, before) > 1e-5);
 
-  RobertaModel absolute(tiny(PositionEmbeddingType::kAbsolute));
+  BertModel absolute(tiny(PositionEmbeddingType::kAbsolute));
   CHECK_FALSE(absolute->named_parameters().contains("encoder.layer.0.attention.self.distance_embedding.weight"));
 }
 
@@ -128,7 +128,7 @@ TEST_CASE("relative positions accept max_position_embeddings tokens, absolute on
   const auto absolute = tiny(PositionEmbeddingType::kAbsolute);
   CHECK(relative.max_length() == 9);
   CHECK(absolute.max_length() == 9 - 1 - 1);  // positions start after pad_token_id + 1
-  RobertaModel model(relative);
+  BertModel model(relative);
   CHECK_NOTHROW(model->forward(torch::full({1, 9}, 5, torch::kLong)));
   CHECK_THROWS_WITH(model->forward(torch::full({1, 10}, 5, torch::kLong)),
                     Contains("max_position_embeddings is 9"));
@@ -136,7 +136,7 @@ TEST_CASE("relative positions accept max_position_embeddings tokens, absolute on
 
 TEST_CASE("first-token mode under relative positions equals the full pass at position 0", "[roberta][relative]") {
   torch::manual_seed(11);
-  RobertaModel model(tiny(PositionEmbeddingType::kRelativeKeyQuery).num_hidden_layers(2));
+  BertModel model(tiny(PositionEmbeddingType::kRelativeKeyQuery).num_hidden_layers(2));
   model->eval();
   const auto ids = torch::tensor({{0, 5, 6, 7, 2, 1}, {0, 9, 8, 2, 1, 1}}, torch::kLong);
   const auto mask = ids.ne(1).to(torch::kLong);

@@ -16,8 +16,8 @@ using Catch::Contains;
 
 namespace {
 
-RobertaOptions tiny(int64_t layers = 2, int64_t labels = 3) {
-  return RobertaOptions()
+BertOptions tiny(int64_t layers = 2, int64_t labels = 3) {
+  return roberta_options()
       .vocab_size(50)
       .hidden_size(16)
       .num_hidden_layers(layers)
@@ -83,8 +83,8 @@ TEST_CASE("RoBERTa parameter names are Hugging Face's state-dict names", "[rober
   };
   CHECK(names == expected);
   CHECK(model->named_buffers().is_empty());
-  // The bare model carries a pooler by default, as transformers' RobertaModel.
-  RobertaModel bare(tiny(1));
+  // The bare model carries a pooler by default, as transformers' BertModel.
+  BertModel bare(tiny(1));
   CHECK(bare->named_parameters().contains("pooler.dense.weight"));
   CHECK(bare->named_parameters().contains("encoder.layer.0.attention.self.query.weight"));
   // Dropout modules sit where transformers has them.
@@ -124,7 +124,7 @@ TEST_CASE("RoBERTa position ids count real tokens from pad_token_id + 1, ignorin
 }
 
 TEST_CASE("RoBERTa rejects inputs longer than its position table, saying how long they may be", "[roberta]") {
-  RobertaModel model(tiny());
+  BertModel model(tiny());
   model->eval();
   CHECK_NOTHROW(model->forward(torch::full({1, 18}, 5, torch::kLong)));
   CHECK_THROWS_WITH(model->forward(torch::full({1, 19}, 5, torch::kLong)),
@@ -134,11 +134,11 @@ TEST_CASE("RoBERTa rejects inputs longer than its position table, saying how lon
 TEST_CASE("RoBERTa outputs: every hidden state, attention probabilities, masked keys get zero weight",
           "[roberta]") {
   torch::manual_seed(0);
-  RobertaModel model(tiny());
+  BertModel model(tiny());
   model->eval();
   auto [ids, mask] = padded_batch();
   const auto out = model->forward(ids, mask, {},
-                                  RobertaForwardOptions().output_hidden_states(true).output_attentions(true));
+                                  BertForwardOptions().output_hidden_states(true).output_attentions(true));
   REQUIRE(out.hidden_states.size() == 3);
   REQUIRE(out.attentions.size() == 2);
   CHECK(torch::equal(out.hidden_states.back(), out.last_hidden_state));
@@ -171,7 +171,7 @@ TEST_CASE("the first-token shortcut gives the full pass's logits and gradients",
   const auto probe = torch::randn({2, 3});
   const auto gradients = [&](bool full) {
     for (auto& p : model->parameters()) p.mutable_grad().reset();
-    const auto out = model->forward(ids, mask, {}, RobertaForwardOptions().output_hidden_states(full));
+    const auto out = model->forward(ids, mask, {}, BertForwardOptions().output_hidden_states(full));
     (out.logits * probe).sum().backward();
     std::vector<torch::Tensor> grads{out.logits.detach()};
     for (const auto& p : model->parameters()) {
@@ -284,7 +284,7 @@ TEST_CASE("RoBERTa's span head: start and end logits of every token, and transfo
   const auto spans = qa->forward(ids, mask);
   REQUIRE(spans.start.sizes() == ids.sizes());
   // The head is one linear layer on every token's last hidden state.
-  const auto hidden = qa->roberta->forward(ids, mask).last_hidden_state;  // (B, T, C)
+  const auto hidden = qa->base->forward(ids, mask).last_hidden_state;  // (B, T, C)
   const auto expected = torch::nn::functional::linear(hidden, qa->qa_outputs->weight, qa->qa_outputs->bias);
   CHECK(max_diff(spans.start, expected.select(-1, 0)) < 1e-6);
   CHECK(max_diff(spans.end, expected.select(-1, 1)) < 1e-6);

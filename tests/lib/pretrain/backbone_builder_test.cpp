@@ -60,7 +60,7 @@ BackboneRecipe tiny_recipe() {
   recipe.profile = "test";
   recipe.tokenizer_options = {{"kind", "fixture-bpe"}};
   recipe.model =
-      RobertaOptions().hidden_size(16).num_hidden_layers(1).num_attention_heads(2).intermediate_size(32);
+      roberta_options().hidden_size(16).num_hidden_layers(1).num_attention_heads(2).intermediate_size(32);
   recipe.train_blocks = TextBlockOptions().block_size(32);
   recipe.heldout_max_blocks = 8;
   recipe.pretrain = MlmPretrainOptions().steps(4).batch_size(4).eval_every(0).show_progress(false);
@@ -136,7 +136,7 @@ TEST_CASE("A backbone with embedding_init starts from the distributional word ve
   const auto saved = weight.index({covered}), expected = vectors.index({covered});
   const auto cosine = (saved * expected).sum(1) / (saved.norm(2, 1) * expected.norm(2, 1));
   CHECK(cosine.min().item<double>() > 0.999);
-  CHECK(saved.std().item<double>() == Approx(std::get<RobertaOptions>(recipe.model).initializer_range()).epsilon(0.01));
+  CHECK(saved.std().item<double>() == Approx(std::get<BertOptions>(recipe.model).initializer_range()).epsilon(0.01));
 }
 
 TEST_CASE("Task text joins the MLM blocks, not the tokenizer's text nor the held-out blocks", "[pretrain][backbone]") {
@@ -219,11 +219,11 @@ TEST_CASE("Pilots of mini change its position scheme and nothing else", "[pretra
     CHECK(recipe.corpus_name == mini.corpus_name);
     CHECK(recipe.tokenizer_options == mini.tokenizer_options);
     CHECK(recipe.pretrain.to_json() == mini.pretrain.to_json());
-    const auto options = std::get<RobertaOptions>(recipe.model);
+    const auto options = std::get<BertOptions>(recipe.model);
     CHECK(to_string(options.position_embedding_type()) == pilot);
     // The pilot equal to mini's own scheme has mini's key: building either builds both.
     const bool same = options.position_embedding_type() ==
-                      std::get<RobertaOptions>(mini.model).position_embedding_type();
+                      std::get<BertOptions>(mini.model).position_embedding_type();
     CHECK((recipe.key_material("x") == mini.key_material("x")) == same);
   }
   CHECK_THROWS_WITH(backbone_pilot_recipe("mini", "rotary"),
@@ -234,7 +234,7 @@ TEST_CASE("Pilots of mini change its position scheme and nothing else", "[pretra
 TEST_CASE("Backbone recipes exist for mini, mini-deberta, mini-task-text(-long) and smoke only", "[pretrain][backbone]") {
   const auto mini = backbone_recipe("mini");
   CHECK(mini.tokenizer_options["vocab_size"] == 8000);
-  CHECK(std::get<RobertaOptions>(mini.model_options(8000, 1)).max_position_embeddings() ==
+  CHECK(std::get<BertOptions>(mini.model_options(8000, 1)).max_position_embeddings() ==
         mini.train_blocks.block_size() + 2);
   CHECK(backbone_recipe("smoke").pretrain.steps() < mini.pretrain.steps());
   CHECK_THROWS_WITH(backbone_recipe("huge"), Catch::Contains("known profiles: mini, mini-deberta, mini-task-text, mini-task-text-long, smoke"));

@@ -30,7 +30,7 @@ struct Setup {
 
   RobertaForMaskedLM model() const {
     torch::manual_seed(5);
-    return RobertaForMaskedLM(RobertaOptions()
+    return RobertaForMaskedLM(roberta_options()
                                   .vocab_size(tokenizer.vocab_size())
                                   .hidden_size(32)
                                   .num_hidden_layers(2)

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <functional>
 
-#include "models/roberta_layers.h"
+#include "models/bert_layers.h"
 #include "peft/lora.h"
 #include "runtime/precision.h"
 #include "sites/site_registry.h"
@@ -59,7 +59,7 @@ TEST_CASE("a bf16 self-attention with LoRA on query and value casts its input on
           "[runtime][precision]") {
   // query, key, value and the two LoRA factors A read the hidden states: five products, one cast.
   torch::manual_seed(3);
-  RobertaSelfAttention attention(RobertaOptions().hidden_size(32).num_attention_heads(4));
+  BertSelfAttention attention(roberta_options().hidden_size(32).num_attention_heads(4));
   attach_tuners(*attention, SiteSelector{{"query", "value"}}, [](const std::string& site, const TunableLinearImpl& layer) {
     return std::make_shared<LoraImpl>(LoraOptions(4), site, layer.options.in_features(), layer.options.out_features());
   });

@@ -107,7 +107,7 @@ TEST_CASE("a LoRA step of RoBERTa with bf16 products: fp32 gradients close to th
   // Relative-key-query attention (mini's), LoRA r=4 on query and value, the head trained.
   const auto make_model = [] {
     torch::manual_seed(7);
-    auto model = RobertaForSequenceClassification(RobertaOptions()
+    auto model = RobertaForSequenceClassification(roberta_options()
                                                       .vocab_size(120)
                                                       .hidden_size(64)
                                                       .num_hidden_layers(2)

@@ -10,7 +10,7 @@
 
 #include "lib/train/tiny_classifier.h"
 #include "measure/parameter_count.h"
-#include "models/roberta_layers.h"
+#include "models/bert_layers.h"
 #include "sites/site_registry.h"
 
 using namespace capaboost;
@@ -46,8 +46,8 @@ class FixedPrefixImpl : public KeyValueTunerImpl {
 TEST_CASE("a key-value tuner's extra positions are attended exactly as concatenated keys and values",
           "[sites][attention_site]") {
   torch::manual_seed(3);
-  const auto options = RobertaOptions().hidden_size(8).num_attention_heads(2).attention_probs_dropout_prob(0.0);
-  RobertaSelfAttention attention(options);
+  const auto options = roberta_options().hidden_size(8).num_attention_heads(2).attention_probs_dropout_prob(0.0);
+  BertSelfAttention attention(options);
   attention->eval();
   const int64_t heads = 2, size = 4, length = 3, batch = 2, tokens = 5;
   auto prefix = std::make_shared<FixedPrefixImpl>(heads, size, length);

@@ -8,7 +8,7 @@ namespace capaboost::testing {
 
 /// The same shape with `layers` layers and no dropout, so that two forward passes agree exactly.
 inline RobertaForSequenceClassification tiny_deterministic_classifier(int64_t layers) {
-  return RobertaForSequenceClassification(RobertaOptions()
+  return RobertaForSequenceClassification(roberta_options()
                                               .vocab_size(30)
                                               .hidden_size(8)
                                               .num_hidden_layers(layers)
@@ -21,7 +21,7 @@ inline RobertaForSequenceClassification tiny_deterministic_classifier(int64_t la
 }
 
 inline RobertaForSequenceClassification tiny_classifier() {
-  return RobertaForSequenceClassification(RobertaOptions()
+  return RobertaForSequenceClassification(roberta_options()
                                               .vocab_size(30)
                                               .hidden_size(8)
                                               .num_hidden_layers(1)

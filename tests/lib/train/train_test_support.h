@@ -22,8 +22,8 @@ inline std::shared_ptr<ByteLevelBpeTokenizer> roberta_tokenizer() {
 }
 
 /// A 2-layer, 32-wide RoBERTa with roberta-base's vocabulary, randomly initialised.
-inline RobertaOptions tiny_encoder(int64_t num_labels) {
-  return RobertaOptions()
+inline BertOptions tiny_encoder(int64_t num_labels) {
+  return roberta_options()
       .hidden_size(32)
       .num_hidden_layers(2)
       .num_attention_heads(4)

@@ -1,4 +1,4 @@
-#include "models/roberta_config.h"
+#include "models/bert_config.h"
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -90,7 +90,7 @@ TEST_CASE("RoBERTa config.json: position_embedding_type read and written back", 
     json["position_embedding_type"] = to_string(type);
     const auto options = load_roberta_config(write(dir, json));
     CHECK(options.position_embedding_type() == type);
-    const auto written = roberta_config_json(options, "RobertaForMaskedLM");
+    const auto written = bert_config_json(options, "RobertaForMaskedLM");
     CHECK(written["position_embedding_type"] == to_string(type));
     CHECK(load_roberta_config(write(dir, written)).position_embedding_type() == type);
   }
@@ -130,7 +130,7 @@ TEST_CASE("RoBERTa config.json: errors name the file and the field", "[roberta][
 
 TEST_CASE("RoBERTa config.json written back reads back to the same options", "[roberta][config]") {
   TempDir dir;
-  const auto options = RobertaOptions()
+  const auto options = roberta_options()
                            .vocab_size(77)
                            .hidden_size(16)
                            .num_hidden_layers(3)
@@ -144,7 +144,7 @@ TEST_CASE("RoBERTa config.json written back reads back to the same options", "[r
                            .label_names({"a", "b", "c"})
                            .classifier_dropout(0.25)
                            .problem_type(ProblemType::kSingleLabelClassification);
-  const auto json = roberta_config_json(options, "RobertaForSequenceClassification");
+  const auto json = bert_config_json(options, "RobertaForSequenceClassification");
   CHECK(json["architectures"] == nlohmann::json::array({"RobertaForSequenceClassification"}));
   CHECK(json["model_type"] == "roberta");
   CHECK(json["label2id"]["b"] == 1);

@@ -1,4 +1,4 @@
-#include "models/roberta_layers.h"
+#include "models/bert_layers.h"
 
 #include <cmath>
 #include <limits>
@@ -10,7 +10,7 @@
 namespace capaboost {
 namespace {
 
-ResidualOutputOptions residual_output_options(int64_t in_features, const RobertaOptions& options) {
+ResidualOutputOptions residual_output_options(int64_t in_features, const BertOptions& options) {
   return ResidualOutputOptions(in_features, options.hidden_size())
       .layer_norm_eps(options.layer_norm_eps())
       .dropout(options.hidden_dropout_prob());
@@ -22,6 +22,13 @@ torch::Tensor roberta_position_ids(const torch::Tensor& input_ids, int64_t pad_t
   // transformers' create_position_ids_from_input_ids: cumsum(mask) * mask + padding_idx.
   auto not_pad = input_ids.ne(pad_token_id).to(torch::kLong);  // (B, T)
   return torch::cumsum(not_pad, /*dim=*/1) * not_pad + pad_token_id;
+}
+
+torch::Tensor bert_family_position_ids(const torch::Tensor& input_ids, BertFamily family, int64_t pad_token_id) {
+  if (family == BertFamily::kRoberta) return roberta_position_ids(input_ids, pad_token_id);
+  // transformers' BertEmbeddings reads its position_ids buffer, arange(max_positions), cut to T.
+  const auto positions = torch::arange(input_ids.size(1), input_ids.options().dtype(torch::kLong));  // (T)
+  return positions.unsqueeze(0).expand({input_ids.size(0), input_ids.size(1)});                    // (B, T)
 }
 
 torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask, torch::ScalarType dtype) {
@@ -42,7 +49,7 @@ torch::Tensor relative_position_scores(const torch::Tensor& q, const torch::Tens
   TORCH_CHECK(type != PositionEmbeddingType::kAbsolute, "relative_position_scores: absolute positions have none");
   const int64_t queries = q.size(2), keys = k.size(2);
   const int64_t max_positions = (distance_embedding.size(0) + 1) / 2;
-  TORCH_CHECK(keys <= max_positions, "RoBERTa: ", keys, " tokens need relative distances up to ", keys - 1,
+  TORCH_CHECK(keys <= max_positions, "relative positions: ", keys, " tokens need relative distances up to ", keys - 1,
               " but max_position_embeddings is ", max_positions, " (truncate to at most ", max_positions,
               " tokens)");
   const auto index_options = torch::TensorOptions().dtype(torch::kLong).device(q.device());
@@ -56,17 +63,18 @@ torch::Tensor relative_position_scores(const torch::Tensor& q, const torch::Tens
   return scores;
 }
 
-RobertaEmbeddingsImpl::RobertaEmbeddingsImpl(const RobertaOptions& options)
-    : pad_token_id(options.pad_token_id()), position_embedding_type(options.position_embedding_type()) {
+BertEmbeddingsImpl::BertEmbeddingsImpl(const BertOptions& options)
+    : family(options.family()),
+      pad_token_id(options.pad_token_id()),
+      position_embedding_type(options.position_embedding_type()) {
   const int64_t hidden = options.hidden_size();
   word_embeddings = register_module(
       "word_embeddings",
       torch::nn::Embedding(
           torch::nn::EmbeddingOptions(options.vocab_size(), hidden).padding_idx(pad_token_id)));
-  position_embeddings = register_module(
-      "position_embeddings",
-      torch::nn::Embedding(
-          torch::nn::EmbeddingOptions(options.max_position_embeddings(), hidden).padding_idx(pad_token_id)));
+  auto position_options = torch::nn::EmbeddingOptions(options.max_position_embeddings(), hidden);
+  if (family == BertFamily::kRoberta) position_options.padding_idx(pad_token_id);
+  position_embeddings = register_module("position_embeddings", torch::nn::Embedding(position_options));
   token_type_embeddings =
       register_module("token_type_embeddings", torch::nn::Embedding(options.type_vocab_size(), hidden));
   layer_norm = register_module(
@@ -74,27 +82,29 @@ RobertaEmbeddingsImpl::RobertaEmbeddingsImpl(const RobertaOptions& options)
   dropout = register_module("dropout", ParallelDropout(options.hidden_dropout_prob()));
 }
 
-torch::Tensor RobertaEmbeddingsImpl::forward(const torch::Tensor& input_ids,
+torch::Tensor BertEmbeddingsImpl::forward(const torch::Tensor& input_ids,
                                              const torch::Tensor& token_type_ids) {
-  TORCH_CHECK(input_ids.dim() == 2, "RoBERTa: input_ids must be (batch, tokens), got ", input_ids.sizes());
+  TORCH_CHECK(input_ids.dim() == 2, to_string(family), ": input_ids must be (batch, tokens), got ", input_ids.sizes());
   auto types = token_type_embeddings->forward(token_type_ids.defined() ? token_type_ids
                                                                        : torch::zeros_like(input_ids));
   auto x = word_embeddings->forward(input_ids) + types;  // (B, T, C)
   if (position_embedding_type == PositionEmbeddingType::kAbsolute) {
-    const auto positions = roberta_position_ids(input_ids, pad_token_id);  // (B, T)
+    const auto positions = bert_family_position_ids(input_ids, family, pad_token_id);  // (B, T)
     const int64_t max_positions = position_embeddings->options.num_embeddings();
-    // Position ids never exceed pad + T: only inputs that long need the (device-synchronising) check.
-    const bool may_overflow = pad_token_id + input_ids.size(1) >= max_positions;
+    // RoBERTa's position ids never exceed pad + T, BERT's T − 1: only inputs that long need the
+    // (device-synchronising) check.
+    const int64_t offset = family == BertFamily::kRoberta ? pad_token_id + 1 : 0;
+    const bool may_overflow = offset + input_ids.size(1) > max_positions;
     const int64_t highest = may_overflow && input_ids.numel() > 0 ? positions.max().item<int64_t>() : 0;
-    TORCH_CHECK(highest < max_positions, "RoBERTa: ", input_ids.size(1), " tokens need position ids up to ",
-                highest, " but max_position_embeddings is ", max_positions, " (truncate to at most ",
-                max_positions - pad_token_id - 1, " tokens)");
+    TORCH_CHECK(highest < max_positions, to_string(family), ": ", input_ids.size(1),
+                " tokens need position ids up to ", highest, " but max_position_embeddings is ", max_positions,
+                " (truncate to at most ", max_positions - offset, " tokens)");
     x = x + position_embeddings->forward(positions);
   }
   return dropout->forward(layer_norm->forward(x));
 }
 
-RobertaSelfAttentionImpl::RobertaSelfAttentionImpl(const RobertaOptions& options)
+BertSelfAttentionImpl::BertSelfAttentionImpl(const BertOptions& options)
     : AttentionSiteImpl(options.num_attention_heads(), options.hidden_size() / options.num_attention_heads()),
       position_embedding_type(options.position_embedding_type()) {
   const int64_t hidden = options.hidden_size();
@@ -108,7 +118,7 @@ RobertaSelfAttentionImpl::RobertaSelfAttentionImpl(const RobertaOptions& options
   }
 }
 
-std::pair<torch::Tensor, torch::Tensor> RobertaSelfAttentionImpl::forward(const torch::Tensor& hidden,
+std::pair<torch::Tensor, torch::Tensor> BertSelfAttentionImpl::forward(const torch::Tensor& hidden,
                                                                           const torch::Tensor& mask,
                                                                           bool first_token_only) {
   const int64_t batch = hidden.size(0), tokens = hidden.size(1);
@@ -145,12 +155,12 @@ std::pair<torch::Tensor, torch::Tensor> RobertaSelfAttentionImpl::forward(const 
           probs};  // (B, Tq, C)
 }
 
-RobertaAttentionImpl::RobertaAttentionImpl(const RobertaOptions& options) {
-  self_attention = register_module("self", RobertaSelfAttention(options));
+BertAttentionImpl::BertAttentionImpl(const BertOptions& options) {
+  self_attention = register_module("self", BertSelfAttention(options));
   output = register_module("output", ResidualOutput(residual_output_options(options.hidden_size(), options)));
 }
 
-std::pair<torch::Tensor, torch::Tensor> RobertaAttentionImpl::forward(const torch::Tensor& hidden,
+std::pair<torch::Tensor, torch::Tensor> BertAttentionImpl::forward(const torch::Tensor& hidden,
                                                                       const torch::Tensor& mask,
                                                                       bool first_token_only) {
   auto [context, probs] = self_attention->forward(hidden, mask, first_token_only);
@@ -158,37 +168,37 @@ std::pair<torch::Tensor, torch::Tensor> RobertaAttentionImpl::forward(const torc
   return {output->forward(context, residual), probs};
 }
 
-RobertaLayerImpl::RobertaLayerImpl(const RobertaOptions& options) {
-  attention = register_module("attention", RobertaAttention(options));
+BertLayerImpl::BertLayerImpl(const BertOptions& options) {
+  attention = register_module("attention", BertAttention(options));
   intermediate = register_module(
       "intermediate", Intermediate(options.hidden_size(), options.intermediate_size(), options.hidden_act()));
   output = register_module("output", ResidualOutput(residual_output_options(options.intermediate_size(), options)));
 }
 
-std::pair<torch::Tensor, torch::Tensor> RobertaLayerImpl::forward(const torch::Tensor& hidden,
+std::pair<torch::Tensor, torch::Tensor> BertLayerImpl::forward(const torch::Tensor& hidden,
                                                                   const torch::Tensor& mask,
                                                                   bool first_token_only) {
   auto [attended, probs] = attention->forward(hidden, mask, first_token_only);  // (B, Tq, C)
   return {output->forward(intermediate->forward(attended), attended), probs};
 }
 
-RobertaEncoderImpl::RobertaEncoderImpl(const RobertaOptions& options) {
+BertEncoderImpl::BertEncoderImpl(const BertOptions& options) {
   layer = register_module("layer", torch::nn::ModuleList());
-  for (int64_t i = 0; i < options.num_hidden_layers(); ++i) layer->push_back(RobertaLayer(options));
+  for (int64_t i = 0; i < options.num_hidden_layers(); ++i) layer->push_back(BertLayer(options));
 }
 
-RobertaEncoderOutput RobertaEncoderImpl::forward(const torch::Tensor& hidden, const torch::Tensor& mask,
+BertEncoderOutput BertEncoderImpl::forward(const torch::Tensor& hidden, const torch::Tensor& mask,
                                                  bool output_hidden_states, bool output_attentions,
                                                  bool first_token_only) {
   TORCH_CHECK(!(first_token_only && (output_hidden_states || output_attentions)),
-              "RobertaEncoder: first-token mode computes only position 0 in the last layer; it cannot "
+              "BertEncoder: first-token mode computes only position 0 in the last layer; it cannot "
               "return hidden states or attentions");
-  RobertaEncoderOutput out;
+  BertEncoderOutput out;
   auto h = hidden;
   if (output_hidden_states) out.hidden_states.push_back(h);
   const int64_t count = static_cast<int64_t>(layer->size());
   for (int64_t i = 0; i < count; ++i) {
-    auto [next, probs] = layer[i]->as<RobertaLayer>()->forward(h, mask, first_token_only && i == count - 1);
+    auto [next, probs] = layer[i]->as<BertLayer>()->forward(h, mask, first_token_only && i == count - 1);
     h = next;
     if (output_hidden_states) out.hidden_states.push_back(h);
     if (output_attentions) out.attentions.push_back(probs);
