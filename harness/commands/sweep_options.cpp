@@ -10,7 +10,7 @@ namespace capaboost::harness {
 void add_sweep_options(CLI::App* sub, SweepOptions& options, bool spec_required) {
   auto* spec = sub->add_option("spec", options.spec_path, "experiment spec (experiments/*.yaml)");
   if (spec_required) spec->required()->check(CLI::ExistingFile);
-  sub->add_option("--profile", options.profile, "paper | mini | smoke (default: mini, the CPU profile)")
+  sub->add_option("--profile", options.profile, "paper | cpu (the real pre-trained encoder, minilm) | mini (the offline encoders) | smoke (default: mini)")
       ->check(CLI::IsMember(profile_names()));
   sub->add_option("--results", options.results_dir, "results folder (run records and index)");
   sub->add_option("--data-root", options.data_root, "data root (default: $CAPABOOST_DATA_DIR or ../shared/data)");

@@ -105,6 +105,7 @@ Spec load_checked_spec(const std::string& path) {
   const auto measures = measure_names();
   if (!spec.rows.empty() && std::find(measures.begin(), measures.end(), spec.measure) != measures.end()) {
     for (const auto& profile : profile_names()) {
+      if (!spec_has_profile(spec, profile)) continue;
       Resolved resolved = resolve_runs(spec, profile);
       diagnostics.insert(diagnostics.end(), resolved.diagnostics.begin(), resolved.diagnostics.end());
       used.insert(resolved.used_defaults.begin(), resolved.used_defaults.end());
@@ -126,6 +127,13 @@ Spec load_checked_spec(const std::string& path) {
 
 std::vector<RunConfig> plan_runs(const Spec& spec, const std::string& profile, const DataFingerprint& data,
                                  const ModelFingerprint& model) {
+  if (!spec_has_profile(spec, profile)) {
+    throw SpecError({Diagnostic{spec.file, 0, 0,
+                                fmt::format("this spec has no '{}' profile: {} runs only the specs that scale themselves "
+                                            "for it (their own profiles: {}: entry); run this one with --profile mini, "
+                                            "or add the entry",
+                                            profile, profile, profile)}});
+  }
   Resolved resolved = resolve_runs(spec, profile, data, model);
   if (!resolved.diagnostics.empty()) throw SpecError(tidy(std::move(resolved.diagnostics)));
   return std::move(resolved.runs);

@@ -222,8 +222,8 @@ void read_profiles(Reader& reader, const YAML::Node& node, std::map<std::string,
   for (const auto& item : node) {
     const auto name = item.first.as<std::string>();
     if (std::find(profile_names().begin(), profile_names().end(), name) == profile_names().end()) {
-      reader.error(item.first, fmt::format("unknown profile '{}'{}; profiles are paper, mini, smoke", name,
-                                           did_you_mean(name, profile_names())));
+      reader.error(item.first, fmt::format("unknown profile '{}'{}; profiles are {}", name,
+                                           did_you_mean(name, profile_names()), fmt::join(profile_names(), ", ")));
       continue;
     }
     merge_overlay(into[name], reader.profile(item.second, name));
@@ -549,8 +549,14 @@ void check_consistency(Reader& reader, const YAML::Node& root, const Spec& spec)
 }  // namespace
 
 const std::vector<std::string>& profile_names() {
-  static const std::vector<std::string> names{"paper", "mini", "smoke"};
+  static const std::vector<std::string> names{"paper", "cpu", "mini", "smoke"};
   return names;
+}
+
+bool is_opt_in_profile(const std::string& profile) { return profile == "cpu"; }
+
+bool spec_has_profile(const Spec& spec, const std::string& profile) {
+  return !is_opt_in_profile(profile) || spec.own_profiles.count(profile) > 0;
 }
 
 Spec load_spec(const std::string& path) {
@@ -655,7 +661,12 @@ Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics) tr
     }
     for (auto& d : shared_reader.diagnostics()) reader.diagnostics().push_back(d);
   }
-  if (node["profiles"]) read_profiles(reader, node["profiles"], spec.profiles);
+  if (node["profiles"]) {
+    read_profiles(reader, node["profiles"], spec.profiles);
+    if (node["profiles"].IsMap()) {
+      for (const auto& item : node["profiles"]) spec.own_profiles.insert(item.first.as<std::string>());
+    }
+  }
   if (node["report"]) {
     try {
       read_report(reader, node["report"], spec);

@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <utility>
@@ -169,6 +170,8 @@ struct Spec {
   std::vector<double> lr_grid;  ///< empty: no learning-rate axis
   SourceMark lr_grid_mark;
   std::map<std::string, ProfileOverlay> profiles;
+  /// The profiles the spec's own `profiles:` names (an opt-in profile runs only for these).
+  std::set<std::string> own_profiles;
   std::optional<TableLayout> table;
   std::vector<FigureLayout> figures;
   std::vector<ComparisonLayout> comparisons;
@@ -176,6 +179,13 @@ struct Spec {
 
 /// The profiles every spec knows. `paper` is the spec as written.
 const std::vector<std::string>& profile_names();
+
+/// Profiles a spec runs under only when its own `profiles:` defines them: `cpu`, the real pre-trained
+/// encoder on a CPU, needs each artifact's own scaling (epochs, learning rates, which tasks fit), so a
+/// spec without it is refused under it rather than run at paper scale.
+bool is_opt_in_profile(const std::string& profile);
+/// Whether `spec` runs under `profile`: every profile but an opt-in one the spec does not define.
+bool spec_has_profile(const Spec& spec, const std::string& profile);
 
 /// Loads and checks `path`. Shared profile overlays come from `profiles.yaml` beside it when it
 /// exists; the spec's own `profiles:` entries are applied on top. Throws SpecError listing every problem.

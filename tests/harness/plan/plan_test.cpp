@@ -30,10 +30,29 @@ TEST_CASE("every experiment spec plans under every profile", "[harness][plan]") 
     if (entry.path().extension() != ".yaml" || entry.path().filename() == "profiles.yaml") continue;
     INFO(entry.path().filename().string());
     const Spec spec = load_checked_spec(entry.path().string());
-    for (const auto& profile : profile_names()) CHECK_FALSE(plan_runs(spec, profile).empty());
+    for (const auto& profile : profile_names()) {
+      INFO(profile);
+      if (spec_has_profile(spec, profile)) {
+        CHECK_FALSE(plan_runs(spec, profile).empty());
+      } else {
+        CHECK_THROWS_WITH(plan_runs(spec, profile), Catch::Contains("has no '" + profile + "' profile") &&
+                                                        Catch::Contains("--profile mini"));
+      }
+    }
     ++specs;
   }
   CHECK(specs >= 6);
+}
+
+TEST_CASE("cpu is opt-in: only specs with their own cpu overlay run under it", "[harness][plan]") {
+  CHECK(is_opt_in_profile("cpu"));
+  CHECK_FALSE(is_opt_in_profile("mini"));
+  const Spec with = load_checked_spec(experiment("capaboost_vs_lora.yaml"));
+  CHECK(spec_has_profile(with, "cpu"));
+  for (const auto& run : plan_runs(with, "cpu")) CHECK(run.config.at("model") == "minilm");
+  const Spec without = load_checked_spec(experiment("table3_glue_deberta_v3_base.yaml"));
+  CHECK_FALSE(spec_has_profile(without, "cpu"));
+  CHECK(spec_has_profile(without, "mini"));
 }
 
 TEST_CASE("planning fills every default: a run's config holds every effective value", "[harness][plan]") {
