@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "util/closest_match.h"
+
 namespace capaboost::harness {
 namespace {
 
@@ -81,13 +83,32 @@ std::vector<RunDraft> expand_spec(const Spec& spec, const std::string& profile) 
       seeds.empty() ? std::vector<std::optional<int64_t>>{std::nullopt}
                     : std::vector<std::optional<int64_t>>(seeds.begin(), seeds.end());
 
+  for (const auto& [label, grid] : overlay.row_lr_grids) {
+    const bool known = std::any_of(spec.rows.begin(), spec.rows.end(), [&](const RowSpec& row) { return row.label == label; });
+    if (!known) {
+      std::vector<std::string> labels;
+      for (const auto& row : spec.rows) labels.push_back(row.label);
+      throw SpecError({Diagnostic::at(overlay.row_lr_grid_marks.at(label),
+                                      fmt::format("{} row_lr_grid names row '{}', which the spec does not have{}",
+                                                  overlay_name, label, did_you_mean(label, labels)))});
+    }
+  }
   std::vector<RunDraft> drafts;
   for (const auto& row : spec.rows) {
     const std::string row_name = fmt::format("row '{}'", row.label);
-    // The profile's grid, else the row's own, else the spec's.
-    const auto lr_grid = overlay.lr_grid ? *overlay.lr_grid : row.lr_grid.value_or(spec.lr_grid);
-    const SourceMark lr_mark = overlay.lr_grid ? overlay.lr_grid_mark : row.lr_grid ? row.lr_grid_mark : spec.lr_grid_mark;
-    const std::string lr_where = overlay.lr_grid || !row.lr_grid ? "lr_grid" : row_name + " lr_grid";
+    // The profile's grid for this row, else the profile's, else the row's own, else the spec's.
+    const auto row_override = overlay.row_lr_grids.find(row.label);
+    const bool row_profiled = row_override != overlay.row_lr_grids.end();
+    const auto lr_grid = row_profiled      ? row_override->second
+                         : overlay.lr_grid ? *overlay.lr_grid
+                                           : row.lr_grid.value_or(spec.lr_grid);
+    const SourceMark lr_mark = row_profiled      ? overlay.row_lr_grid_marks.at(row.label)
+                               : overlay.lr_grid ? overlay.lr_grid_mark
+                               : row.lr_grid     ? row.lr_grid_mark
+                                                 : spec.lr_grid_mark;
+    const std::string lr_where = row_profiled ? overlay_name + " row_lr_grid"
+                                 : overlay.lr_grid || !row.lr_grid ? "lr_grid"
+                                                                   : row_name + " lr_grid";
     const std::vector<std::optional<double>> lr_axis =
         lr_grid.empty() ? std::vector<std::optional<double>>{std::nullopt}
                         : std::vector<std::optional<double>>(lr_grid.begin(), lr_grid.end());

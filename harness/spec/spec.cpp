@@ -153,7 +153,7 @@ class Reader {
     ProfileOverlay overlay;
     const std::string where = fmt::format("profile '{}'", name);
     if (!expect_map(node, where)) return overlay;
-    check_keys(node, {"set", "replace", "seeds", "lr_grid", "grid", "zip", "caption"}, where);
+    check_keys(node, {"set", "replace", "seeds", "lr_grid", "row_lr_grid", "grid", "zip", "caption"}, where);
     if (node["set"]) overlay.set = parameters(node["set"], where + " set", overlay.set_marks);
     if (node["replace"]) overlay.replace = replacements(node["replace"], where + " replace", overlay.replace_marks);
     if (node["seeds"]) {
@@ -163,6 +163,15 @@ class Reader {
     if (node["lr_grid"]) {
       overlay.lr_grid = list<double>(node["lr_grid"], "lr_grid", 0, true);
       overlay.lr_grid_mark = mark(node["lr_grid"]);
+    }
+    if (node["row_lr_grid"] && expect_map(node["row_lr_grid"], where + " row_lr_grid")) {
+      for (const auto& item : node["row_lr_grid"]) {
+        const auto label = item.first.as<std::string>();
+        if (auto grid = list<double>(item.second, "row_lr_grid", 0, true)) {
+          overlay.row_lr_grids[label] = *grid;
+          overlay.row_lr_grid_marks[label] = mark(item.second);
+        }
+      }
     }
     if (node["grid"]) overlay.grid = axes(node["grid"], where + " grid");
     if (node["zip"]) overlay.zip = axes(node["zip"], where + " zip");
@@ -204,6 +213,10 @@ void merge_overlay(ProfileOverlay& into, const ProfileOverlay& from) {
   if (from.lr_grid) {
     into.lr_grid = from.lr_grid;
     into.lr_grid_mark = from.lr_grid_mark;
+  }
+  for (const auto& [label, grid] : from.row_lr_grids) {
+    into.row_lr_grids[label] = grid;
+    into.row_lr_grid_marks[label] = from.row_lr_grid_marks.at(label);
   }
   if (from.zip) into.zip = from.zip;
   if (!from.caption.empty()) into.caption = from.caption;

@@ -82,6 +82,10 @@ struct ProfileOverlay {
   SourceMark seeds_mark;
   std::optional<std::vector<double>> lr_grid;
   SourceMark lr_grid_mark;
+  /// row label → its learning-rate grid under this profile (`row_lr_grid:`), over lr_grid: methods whose
+  /// rates differ by orders of magnitude (full fine-tuning, LoRA) each get theirs.
+  std::map<std::string, std::vector<double>> row_lr_grids;
+  std::map<std::string, SourceMark> row_lr_grid_marks;
   Axes grid;  ///< axes named here replace the spec's axes of the same name
   std::optional<Axes> zip;  ///< replaces the spec's zip axes as a whole (e.g. fewer tasks)
   /// parameter → [[from, to], …]: a run whose parameter equals `from` gets `to` instead, before `set`

@@ -100,3 +100,22 @@ TEST_CASE("a row's per values and lr_grid replace the spec's for that row; the p
   for (const auto& draft : expand_spec(spec, "smoke")) CHECK(draft.given.at("epochs") == 1);
   for (const auto& draft : expand_spec(spec, "mini")) CHECK(draft.given.at("lr") == 5e-4);
 }
+
+TEST_CASE("a profile's row_lr_grid gives one row its own rates, over the profile's lr_grid", "[harness][plan]") {
+  Spec spec = load_spec(testing::fixture("specs/good/per_row.yaml"));
+  auto& mini = spec.profiles["mini"];  // lr_grid [5e-4] for every row
+  mini.row_lr_grids["Per"] = {1e-5, 2e-5};
+  mini.row_lr_grid_marks["Per"] = {};
+  std::map<std::string, std::set<double>> lrs;
+  for (const auto& draft : expand_spec(spec, "mini")) {
+    lrs[draft.label].insert(draft.given.at("lr").get<double>());
+    if (draft.label == "Per") CHECK(draft.origins.at("lr").where == "profile 'mini' row_lr_grid");
+  }
+  CHECK(lrs.at("Per") == std::set<double>{1e-5, 2e-5});
+  CHECK(lrs.at("Zip") == std::set<double>{5e-4});
+
+  mini.row_lr_grids["Pre"] = {1e-3};
+  mini.row_lr_grid_marks["Pre"] = {};
+  CHECK_THROWS_WITH(expand_spec(spec, "mini"), Catch::Contains("row_lr_grid names row 'Pre'") &&
+                                                   Catch::Contains("did you mean 'Per'"));
+}

@@ -78,13 +78,21 @@ TEST_CASE("BERT positions count from 0 and the [CLS] position row trains, unlike
 TEST_CASE("BERT reads token types: a pair's second segment changes the output, none means all zeros", "[bert]") {
   BertForSequenceClassification model(tiny_bert());
   model->eval();
+  {
+    torch::NoGradGuard no_grad;  // a type-1 embedding far from type 0's, as after pre-training
+    model->bert->embeddings->token_type_embeddings->weight[1].normal_(0, 1);
+  }
   PairBatch batch;
   const auto typed = model->forward(batch.ids, batch.mask, batch.types).logits;
   const auto untyped = model->forward(batch.ids, batch.mask).logits;
   const auto zeros = model->forward(batch.ids, batch.mask, torch::zeros_like(batch.ids)).logits;
   CHECK(max_diff(untyped, zeros) == 0);
   CHECK(max_diff(typed[0], untyped[0]) == 0);  // the first row has no second segment
-  CHECK(max_diff(typed[1], untyped[1]) > 1e-4);
+  CHECK(max_diff(typed[1], untyped[1]) > 0);
+  // The second segment's own states move by the type embedding's whole size (through LayerNorm).
+  const auto states = model->bert->forward(batch.ids, batch.mask, batch.types).last_hidden_state;  // (B, T, C)
+  const auto plain = model->bert->forward(batch.ids, batch.mask).last_hidden_state;
+  CHECK(max_diff(states[1].narrow(0, 4, 2), plain[1].narrow(0, 4, 2)) > 0.1);
 
   Batch as_batch;
   as_batch.inputs = {{"input_ids", batch.ids}, {"attention_mask", batch.mask}, {"token_type_ids", batch.types}};
