@@ -60,4 +60,19 @@ bool is_python_space(char32_t cp) {
   return (cp >= 0x1C && cp <= 0x1F) || is_unicode_white_space(cp);
 }
 
+bool is_bert_punctuation(char32_t cp) {
+  return in_ranges(cp, unicode_tables::kBertPunctuationRanges, unicode_tables::kBertPunctuationRangesCount);
+}
+
+bool is_bert_control(char32_t cp) {
+  if (cp == '\t' || cp == '\n' || cp == '\r') return false;
+  return in_ranges(cp, unicode_tables::kBertControlRanges, unicode_tables::kBertControlRangesCount);
+}
+
+bool is_bert_nonspacing_mark(char32_t cp) {
+  // Every Mn code point lies at or above U+0300.
+  return cp >= 0x300 &&
+         in_ranges(cp, unicode_tables::kBertNonspacingMarkRanges, unicode_tables::kBertNonspacingMarkRangesCount);
+}
+
 }  // namespace capaboost

@@ -65,3 +65,35 @@ TEST_CASE("the pattern whitespace is White_Space while Python isspace adds U+001
     CHECK_FALSE(is_python_space(cp));
   }
 }
+
+TEST_CASE("BERT's punctuation, control characters and accents follow tokenizers 0.21.0's tables",
+          "[tokenizers][unicode][wordpiece]") {
+  // ASCII symbols are punctuation to BERT; so is P* (¿ 、 « ‐ ・).
+  for (char32_t cp : {U'!', U'$', U'+', U'^', U'`', U'~', U'-', U'\u00BF', U'\u3001', U'\u00AB', U'\u2010', U'\u30FB',
+                      U'\u166D' /*So since Unicode 12, Po in tokenizers' tables*/}) {
+    INFO("U+" << std::hex << static_cast<uint32_t>(cp));
+    CHECK(is_bert_punctuation(cp));
+  }
+  for (char32_t cp : {U'a', U'0', U' ', U'\u20AC' /*Sc*/, U'\u00A9' /*So*/,
+                      U'\u2E43' /*Po, newer than tokenizers' tables*/}) {
+    INFO("U+" << std::hex << static_cast<uint32_t>(cp));
+    CHECK_FALSE(is_bert_punctuation(cp));
+  }
+  for (char32_t cp : {U'\0', U'\x01', U'\x0B', U'\x7F', U'\u0085', U'\u200B', U'\u00AD', U'\uFEFF', U'\uE000',
+                      U'\U0010FFFD'}) {
+    INFO("U+" << std::hex << static_cast<uint32_t>(cp));
+    CHECK(is_bert_control(cp));
+  }
+  for (char32_t cp : {U'\t', U'\n', U'\r', U' ', U'a', U'\u0378' /*unassigned*/, U'\u0890' /*Cf since Unicode 14*/}) {
+    INFO("U+" << std::hex << static_cast<uint32_t>(cp));
+    CHECK_FALSE(is_bert_control(cp));
+  }
+  for (char32_t cp : {U'\u0301', U'\u0323', U'\u05B0', U'\u1734' /*Mc since Unicode 14*/}) {
+    INFO("U+" << std::hex << static_cast<uint32_t>(cp));
+    CHECK(is_bert_nonspacing_mark(cp));
+  }
+  for (char32_t cp : {U'a', U'\u0903' /*Mc*/, U'\u20DD' /*Me*/, U'\u0898' /*Mn since Unicode 14*/}) {
+    INFO("U+" << std::hex << static_cast<uint32_t>(cp));
+    CHECK_FALSE(is_bert_nonspacing_mark(cp));
+  }
+}
