@@ -5,6 +5,7 @@
 #include "tokenizers/byte_level_bpe_tokenizer.h"
 #include "tokenizers/deberta_v2_tokenizer.h"
 #include "tokenizers/sentencepiece_tokenizer.h"
+#include "tokenizers/wordpiece_tokenizer.h"
 
 namespace capaboost {
 
@@ -21,9 +22,11 @@ std::shared_ptr<Tokenizer> load_tokenizer(const std::string& dir) {
   }
   if (std::filesystem::is_regular_file(path / "vocab.json") && std::filesystem::is_regular_file(path / "merges.txt"))
     return std::make_shared<ByteLevelBpeTokenizer>(dir);
+  if (std::filesystem::is_regular_file(path / WordPieceTokenizer::kVocabFile))
+    return std::make_shared<WordPieceTokenizer>(dir);
   TORCH_CHECK(false, "load_tokenizer: ", dir, " holds no tokenizer: looked for ", SentencePieceTokenizer::kModelFile,
-             " (SentencePiece, written by train_sentencepiece) and vocab.json + merges.txt (byte-level BPE, as in a "
-             "Hugging Face RoBERTa checkpoint)");
+             " (SentencePiece, written by train_sentencepiece), vocab.json + merges.txt (byte-level BPE, as in a "
+             "Hugging Face RoBERTa checkpoint) and vocab.txt (WordPiece, as in a BERT checkpoint)");
 }
 
 }  // namespace capaboost
