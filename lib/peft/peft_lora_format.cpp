@@ -129,15 +129,32 @@ std::vector<std::string> load_peft_lora_adapter(torch::nn::Module& model, const 
   };
   const auto flag_off = [&](const char* key) {
     TORCH_CHECK(!config.contains(key) || config.at(key).is_null() || config.at(key) == false ||
-                    (config.at(key).is_object() && config.at(key).empty()),
+                    ((config.at(key).is_object() || config.at(key).is_array()) && config.at(key).empty()),
                 config_path, ": '", key, "' is set; this suite's LoRA does not compute it, so the adapter would "
                 "give other outputs here");
   };
   TORCH_CHECK(field("peft_type") == "LORA", config_path, ": peft_type is ", field("peft_type").dump(),
               "; only LORA adapters load");
+  // PEFT 0.21's LoraConfig fields that change what the adapter computes or where it goes (variants of
+  // the update, per-site patterns, other parameters or layers than the target modules'); the
+  // initialisation-only ones (eva_config, corda_config, loftq_config, …) leave a saved adapter plain.
   for (const char* key : {"use_rslora", "use_dora", "fan_in_fan_out", "rank_pattern", "alpha_pattern",
-                          "layers_to_transform"}) {
+                          "layers_to_transform", "exclude_modules", "lora_bias", "alora_invocation_tokens",
+                          "use_qalora", "use_bdlora", "kasa_config", "monteclora_config", "arrow_config",
+                          "layer_replication", "target_parameters", "trainable_token_indices"}) {
     flag_off(key);
+  }
+  // PiSSA, OLoRA, CorDA, LoftQ and LoRA-GA initialisations change the base weights: such an adapter fits
+  // its residual base, not the checkpoint it names (unless PEFT converted it on saving, which writes
+  // init_lora_weights true).
+  if (config.contains("init_lora_weights") && config.at("init_lora_weights").is_string()) {
+    const auto init = config.at("init_lora_weights").get<std::string>();
+    for (const char* residual : {"pissa", "olora", "corda", "loftq", "lora_ga"}) {
+      TORCH_CHECK(init.rfind(residual, 0) != 0, config_path, ": init_lora_weights is \"", init,
+                  "\": the adapter was made for a base whose weights PEFT changed at initialisation, so it would "
+                  "give other outputs on the checkpoint here; save it with PEFT's "
+                  "path_initial_model_for_weight_conversion to load it");
+    }
   }
   TORCH_CHECK(!config.contains("bias") || config.at("bias") == "none", config_path, ": bias is ",
               config.at("bias").dump(), "; only bias \"none\" loads (LoRA here trains no biases)");
