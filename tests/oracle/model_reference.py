@@ -17,6 +17,8 @@ and a tiny tokenizer into OUT_DIR/<case>/, and writes OUT_DIR/<case>/io.safetens
   float64       logits_f64 and last_hidden_state_f64: the same weights run after model.double()
   single rows   single.<b>.input_ids (row b without its padding; single.<b>.token_type_ids for BERT) and
                 single.<b>.logits (text models)
+  left padding  left.input_ids, left.attention_mask (left.token_type_ids): other rows of the same
+                lengths, every one padded on the left, and left.last_hidden_state (text models)
 
 and OUT_DIR/cases.json: [{name, model_type, head ("sequence_classification" | "span"), num_labels,
 layers}], plus the transformers version. Everything runs in eval mode (dropout off).
@@ -154,6 +156,9 @@ def write_case(out_dir, family, suffix, head, num_labels, seed):
     for i, attention in enumerate(output.attentions):
         io[f"attentions.{i}"] = attention
     if "input_ids" in inputs:
+        left = spec["inputs"](generator, vocab_size, *spec["special"], tuple(range(len(TEXT_LENGTHS))))
+        io.update({f"left.{key}": value for key, value in left.items()})
+        io["left.last_hidden_state"] = model(**left, output_hidden_states=True).hidden_states[-1]
         for row in range(len(TEXT_LENGTHS)):
             real = inputs["attention_mask"][row].bool()
             single = {key: value[row:row + 1, real] for key, value in inputs.items() if key != "attention_mask"}

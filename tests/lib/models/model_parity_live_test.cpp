@@ -4,10 +4,11 @@
 // records transformers' outputs on padded batches. The suite loads each directory the way a run does
 // (load_checkpoint with the case's task head) and must give, in float32 within 1e-5: the task outputs
 // (the logits of three classes, a regression score, start and end logits), the loss, every hidden state
-// and attention map, and each row run alone without its padding; in float64, the logits and the last
-// hidden state within 1e-9 of transformers' float64 run (the computation is the same, not merely
-// close). DeBERTa's padding positions are left out (transformers 4.47 computes them otherwise than
-// 4.30.2 and the suite: ComparedPositions). The largest differences are printed per case.
+// and attention map, the last hidden state of rows padded on the left, and each row run alone without
+// its padding; in float64, the logits and the last hidden state within 1e-9 of transformers' float64
+// run (the computation is the same, not merely close). DeBERTa's padding positions are left out
+// (transformers 4.47 computes them otherwise than 4.30.2 and the suite: ComparedPositions). The largest
+// differences are printed per case.
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -195,6 +196,14 @@ void check_case(const fs::path& directory, const OracleCase& oracle_case) {
   }
   check_close(differences, "hidden states", "last_hidden_state", positions(internals.last_hidden_state, 1),
               positions(io.tensor("last_hidden_state"), 1), kFloat32Tolerance);
+
+  if (io.contains("left.input_ids")) {  // every row padded on the left
+    const Batch left = batch_from(io, "left.");
+    const ComparedPositions left_positions{positions.real.defined() ? left.input("attention_mask") : torch::Tensor()};
+    check_close(differences, "hidden states", "left.last_hidden_state",
+                left_positions(internals_of(model, left).last_hidden_state, 1),
+                left_positions(io.tensor("left.last_hidden_state"), 1), kFloat32Tolerance);
+  }
 
   int64_t rows = 0;
   for (; io.contains("single." + std::to_string(rows) + ".logits"); ++rows) {
