@@ -28,7 +28,7 @@
 
 #include "data/glue_loader.h"
 #include "data/squad_dataset.h"
-#include "support/reference_python.h"
+#include "support/oracle_python.h"
 #include "support/temp_dir.h"
 #include "tokenizers/bert_normalizer.h"
 #include "tokenizers/byte_level_bpe_tokenizer.h"
@@ -100,18 +100,10 @@ std::string train_deberta_model(const TempDir& dir, const std::vector<Item>& ite
   return dir.file("spm.model");
 }
 
-nlohmann::json run_oracle(const TempDir& dir, const nlohmann::json& request) {
-  const std::string python = std::string(CAPABOOST_SOURCE_DIR) + "/.venv/bin/python";
-  if (!fs::exists(python)) {
-    FAIL("the Python oracle " << python << " is missing: run `make oracle-env` (a venv with transformers 4.47.1 "
-         "and tokenizers 0.21.0, pinned in tests/oracle/requirements.txt)");
-  }
+// The oracle's response to `request` (a missing venv fails the test, naming `make oracle-env`).
+nlohmann::json oracle_response(const TempDir& dir, const nlohmann::json& request) {
   std::ofstream(dir.file("request.json"), std::ios::binary) << request.dump();
-  const auto result = capaboost::testing::run_command(
-      "'" + python + "' '" + CAPABOOST_SOURCE_DIR + "/tests/oracle/tokenizer_reference.py' '" +
-      dir.file("request.json") + "' '" + dir.file("response.json") + "'");
-  INFO(result.output);
-  REQUIRE(result.exit_code == 0);
+  capaboost::testing::run_oracle("tokenizer_reference.py", {dir.file("request.json"), dir.file("response.json")});
   std::ifstream in(dir.file("response.json"), std::ios::binary);
   return nlohmann::json::parse(in);
 }
@@ -330,7 +322,7 @@ TEST_CASE("tokenizers match Hugging Face's fast tokenizers on GLUE dev and SQuAD
   for (const Item& item : items) {
     request["items"].push_back({{"text", item.text}, {"pair", item.pair ? nlohmann::json(*item.pair) : nlohmann::json()}});
   }
-  const nlohmann::json response = run_oracle(dir, request);
+  const nlohmann::json response = oracle_response(dir, request);
   INFO("oracle: transformers " << response["versions"]["transformers"].get<std::string>() << ", tokenizers "
                                << response["versions"]["tokenizers"].get<std::string>());
 
