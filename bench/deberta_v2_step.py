@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch counterpart of our C++ DeBERTa-v2/v3 model: golden check, long-input fixture writer, speed step.
+"""PyTorch counterpart of our C++ DeBERTa-v2/v3 model: golden check and speed step.
 
 A plain-PyTorch re-implementation of Hugging Face's DebertaV2ForSequenceClassification (transformers
 4.30.2 code paths: disentangled attention with c2p/p2c terms, share_att_key, log-bucketed relative positions,
@@ -14,8 +14,6 @@ Run with Debian's python3-torch (the first python3 on PATH has no torch):
         training step (train mode, dropout 0.1, forward + loss + backward + AdamW step), median after warm-up.
     $(command -v -p python3) bench/deberta_v2_step.py --check /work/shared/golden   (or one fixture folder)
         Compares every output tensor of each deberta-v2 fixture with atol 1e-5; exit status 1 on a mismatch.
-    $(command -v -p python3) bench/deberta_v2_step.py --write-long OUT_DIR [--seed 0]
-        Writes a random fixture with 60-token rows (reaching the log-bucket branch), then --checks it.
 """
 import argparse
 import json
@@ -241,20 +239,6 @@ def load_safetensors(path):
                                 dtype=DTYPES[v["dtype"]]).reshape(v["shape"]) for k, v in header.items()}
 
 
-def save_safetensors(path, tensors, metadata):
-    names = {v: k for k, v in DTYPES.items()}
-    header, chunks, offset = {"__metadata__": metadata}, [], 0
-    for k, t in tensors.items():
-        data = t.detach().contiguous().numpy().tobytes()
-        header[k] = {"dtype": names[t.dtype], "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        chunks.append(data)
-        offset += len(data)
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)  # the format pads the header with spaces to an 8-byte boundary
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(chunks))
-
-
 def load_model(folder):
     model = DebertaV2ForSequenceClassification(config(json.load(open(os.path.join(folder, "config.json")))))
     state = load_safetensors(os.path.join(folder, "model.safetensors"))
@@ -315,43 +299,6 @@ def check(path):
     return bool(results) and all(results)
 
 
-def write_long(out, seed):
-    """A small random fixture whose 60-token rows reach the log-bucket branch (|i - j| > buckets / 2)."""
-    torch.manual_seed(seed)
-    cfg = {**V3, "architectures": ["DebertaV2ForSequenceClassification"], "model_type": "deberta-v2",
-           "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 37,
-           "vocab_size": 100, "max_position_embeddings": 128, "position_buckets": 8, "pooler_hidden_size": 32,
-           "id2label": {str(i): f"LABEL_{i}" for i in range(3)}, "label2id": {f"LABEL_{i}": i for i in range(3)},
-           "initializer_range": 0.02, "pad_token_id": 0, "torch_dtype": "float32"}
-    model = DebertaV2ForSequenceClassification(config(cfg)).eval()
-    with torch.no_grad():  # as the golden README: weights N(0, .15^2), biases N(0, .1^2), LN weights 1 + N(0, .1^2)
-        for name, p in model.named_parameters():
-            p.copy_(torch.randn_like(p) * (0.1 if name.endswith("bias") else 0.15)
-                    + (1.0 if name.endswith("LayerNorm.weight") else 0.0))
-    n, pad = 60, 15
-    ids = torch.randint(3, cfg["vocab_size"], (3, n))
-    mask = torch.ones(3, n, dtype=torch.long)
-    mask[1, n - pad:], mask[2, :pad] = 0, 0  # row 1 right-padded, row 2 LEFT-padded (pooler then reads a pad)
-    ids[0, 0], ids[1, 0], ids[2, pad] = 1, 1, 1  # [CLS]
-    ids[0, -1], ids[1, n - pad - 1], ids[2, -1] = 2, 2, 2  # [SEP]
-    ids = ids.masked_fill(mask == 0, cfg["pad_token_id"])
-    singles = {b: ids[b][mask[b].bool()][None] for b in range(3)}
-    io = {"input_ids": ids, "attention_mask": mask, "labels": torch.tensor([0, 2, 1])}
-    io.update({f"single.{b}.input_ids": row for b, row in singles.items()})
-    io.update(outputs(model, ids, mask, io["labels"], singles))
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "config.json"), "w") as f:
-        json.dump(cfg, f, indent=2, sort_keys=True)
-    state = dict(model.state_dict())
-    state["deberta.embeddings.position_ids"] = torch.arange(cfg["max_position_embeddings"])[None]  # HF saves it
-    save_safetensors(os.path.join(out, "model.safetensors"), dict(sorted(state.items())), {"format": "pt"})
-    save_safetensors(os.path.join(out, "io.safetensors"), dict(sorted(io.items())),
-                     {"format": "pt", "producer": "bench/deberta_v2_step.py --write-long"})
-    buckets = relative_positions(n, cfg["position_buckets"], cfg["max_position_embeddings"]).unique().tolist()
-    print(f"wrote {out}: relative position buckets {buckets}")
-    print(f"max |logits f32 - f64| {(io['logits'].double() - io['logits_f64']).abs().max().item():.2e}")
-
-
 def speed(args):
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -381,14 +328,9 @@ def main():
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--check", metavar="DIR", help="golden dir (or one fixture folder) to compare against")
-    parser.add_argument("--write-long", metavar="OUT_DIR", help="write a long-input fixture, then check it")
-    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     if args.check:
         sys.exit(0 if check(args.check) else 1)
-    if args.write_long:
-        write_long(args.write_long, args.seed)
-        sys.exit(0 if check(args.write_long) else 1)
     speed(args)
 
 
