@@ -152,8 +152,9 @@ program: deps-debian configure
 # smoke profiles build on first use) and, on cpu, the pre-trained minilm checkpoint.
 profile-deps: corpus-sources $(if $(filter cpu,$(PROFILE)),backbone-minilm)
 
-# The corpus sources let the suite's smoke encoder build, so every spec's smoke profile runs in the tests.
-test: build corpus-sources oracle-env
+# The corpus sources let the suite's smoke encoder build, so every spec's smoke profile runs in the tests;
+# the oracle and the minilm checkpoint feed the live parity tests ([oracle]).
+test: build corpus-sources oracle-env backbone-minilm
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # The main job: CapaBoost-LoRA vs LoRA at r and d*r on the real pre-trained encoder (the cpu profile;

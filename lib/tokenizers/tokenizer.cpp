@@ -51,14 +51,20 @@ void truncate_longest_first(std::vector<int64_t>& a, std::optional<std::vector<i
   }
   TORCH_CHECK(len_a + len_b >= excess, "cannot truncate a pair to max_length=", max_length, ": its ",
               num_special, " special tokens alone exceed it; raise max_length");
-  // One id at a time, as 4.30.2 (later versions remove in blocks and can differ on ties).
-  for (int64_t k = 0; k < excess; ++k) {
-    if (a.size() > b->size()) {
-      a.pop_back();
-    } else {
-      b->pop_back();
-    }
+  // As the tokenizers library (transformers' fast tokenizers) sizes the two: with room R for text, the
+  // shorter keeps all it has and the longer what is left, unless the shorter needs more than half, when
+  // the shorter gets ⌊R/2⌋ and the longer ⌈R/2⌉ (the first text counts as the shorter on a tie). 4.30.2's
+  // slow tokenizers removed one id at a time from the longer and differ on the odd id.
+  const int64_t room = len_a + len_b - excess;
+  const bool a_longer = len_a > len_b;
+  int64_t shorter = std::min(len_a, len_b);
+  int64_t longer = shorter > room ? shorter : std::max(shorter, room - shorter);
+  if (shorter + longer > room) {
+    shorter = room / 2;
+    longer = shorter + room % 2;
   }
+  a.resize(static_cast<std::size_t>(std::min(len_a, a_longer ? longer : shorter)));
+  b->resize(static_cast<std::size_t>(std::min(len_b, a_longer ? shorter : longer)));
 }
 
 Encoding Tokenizer::encode(std::string_view text, const std::optional<std::string_view>& pair,

@@ -112,8 +112,10 @@ class Tokenizer {
 std::vector<int64_t> token_types(int64_t length, const std::optional<int64_t>& first_segment);
 
 /// Removes ids from the ends of `a` and `b` until a, b and `num_special` framing ids fit in
-/// `max_length`, as transformers 4.30.2 truncate_sequences: a single sequence loses its tail at once;
-/// a pair loses one id at a time from the longer sequence, from `b` on a tie ("longest_first").
+/// `max_length`, as transformers' fast tokenizers ("longest_first", the tokenizers library): a single
+/// sequence loses its tail; in a pair the longer loses ids until both fit, and when both must lose, the
+/// originally shorter keeps ⌊room/2⌋ and the longer ⌈room/2⌉ (`a` counts as the shorter on a tie).
+/// transformers 4.30.2's slow tokenizers differ only on that odd id.
 void truncate_longest_first(std::vector<int64_t>& a, std::optional<std::vector<int64_t>>& b,
                             int64_t num_special, int64_t max_length);
 

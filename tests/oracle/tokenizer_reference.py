@@ -8,7 +8,7 @@ Run by tests/lib/tokenizers/tokenizer_parity_live_test.cpp with the oracle venv'
 REQUEST.json:
     {"tokenizers": [{"name": "bert", "class": "BertTokenizerFast", "dir": "<checkpoint directory>"},
                     {"name": "deberta", "class": "DebertaV2TokenizerFast", "vocab_file": "<spm.model>"}, ...],
-     "items": [{"text": "...", "pair": "..." | null}, ...],
+     "items": [{"text": "...", "pair": "..." | null, "max_length": N | null}, ...],
      "bert_unicode_sweep": true | false}
 
 RESPONSE.json:
@@ -17,7 +17,8 @@ RESPONSE.json:
                                                 "offsets": "b0 e0 b1 e1 ...", "sequence": "-1 0 ..."}]},
      "bert_unicode": {...}}   (only when asked; see bert_unicode_sweep below)
 
-Each row is tokenizer(text, pair, return_offsets_mapping=True) with the special tokens added: offsets are
+Each row is tokenizer(text, pair, return_offsets_mapping=True) with the special tokens added (and
+truncation=True, max_length=N when the item has one): offsets are
 code point spans into the text the token came from; "sequence" is encoding.sequence_ids() with -1 where
 it is None (the framing the post-processor adds, whose offsets are (0, 0)). The lists are written as
 strings of space-separated integers: a few hundred thousand tokens per tokenizer parse far faster so.
@@ -46,7 +47,8 @@ def integers(values):
 def encode_all(tokenizer, items):
     rows = []
     for item in items:
-        enc = tokenizer(item["text"], item.get("pair"), return_offsets_mapping=True)
+        truncation = {"truncation": True, "max_length": item["max_length"]} if item.get("max_length") else {}
+        enc = tokenizer(item["text"], item.get("pair"), return_offsets_mapping=True, **truncation)
         type_ids = enc.get("token_type_ids")
         rows.append({
             "ids": integers(enc["input_ids"]),

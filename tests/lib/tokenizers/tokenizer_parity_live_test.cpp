@@ -47,7 +47,13 @@ namespace {
 struct Item {
   std::string text;
   std::optional<std::string> pair;
+  /// Truncated to this many ids (special tokens included, "longest_first") when set.
+  std::optional<int64_t> max_length = std::nullopt;
 };
+
+// Rows cut hard enough that most lose tokens, and the pair rules (which text loses, and on a tie which)
+// decide the ids.
+constexpr int64_t kTruncatedLength = 24;
 
 fs::path shared_dir() {
   const char* shared = std::getenv("CAPABOOST_SHARED_DIR");
@@ -61,8 +67,9 @@ fs::path minilm_dir() {
   return fs::path(home ? home : "") / ".cache" / "capaboost" / "checkpoints" / "minilm";
 }
 
-// Every GLUE dev sentence (pairs for the pair tasks), then every distinct SQuAD dev context in file order.
-std::vector<Item> parity_items(const fs::path& data, int64_t& glue_rows, int64_t& contexts) {
+// Every GLUE dev sentence (pairs for the pair tasks), then every distinct SQuAD dev context in file order,
+// then every GLUE dev pair again, truncated to kTruncatedLength.
+std::vector<Item> parity_items(const fs::path& data, int64_t& glue_rows, int64_t& contexts, int64_t& truncated) {
   std::vector<Item> items;
   for (const char* task : {"CoLA", "SST-2", "MRPC", "STS-B", "RTE"}) {
     for (const Example& example : load_glue_file(glue_task(task), DataRoot{data}, GlueFile::kDev).examples) {
@@ -77,6 +84,11 @@ std::vector<Item> parity_items(const fs::path& data, int64_t& glue_rows, int64_t
     items.push_back({question.context, std::nullopt});
   }
   contexts = static_cast<int64_t>(items.size()) - glue_rows;
+  for (int64_t i = 0; i < glue_rows; ++i) {
+    const Item& row = items[static_cast<std::size_t>(i)];
+    if (row.pair) items.push_back({row.text, row.pair, kTruncatedLength});
+  }
+  truncated = static_cast<int64_t>(items.size()) - glue_rows - contexts;
   return items;
 }
 
@@ -168,7 +180,8 @@ Parity compare(const Tokenizer& ours, const std::vector<Item>& items, const nloh
     const auto expected_ids = integers(row["ids"]);
     const std::optional<std::string_view> pair =
         item.pair ? std::optional<std::string_view>(*item.pair) : std::nullopt;
-    const Encoding encoding = ours.encode(item.text, pair);
+    const auto options = item.max_length ? EncodeOptions().truncation(true).max_length(*item.max_length) : EncodeOptions();
+    const Encoding encoding = ours.encode(item.text, pair, options);
     if (encoding.input_ids != expected_ids) {
       ++parity.ids;
       parity.note("item " + std::to_string(i) + " ids\n  text: " + item.text + (item.pair ? " || " + *item.pair : "") +
@@ -304,11 +317,13 @@ TEST_CASE("tokenizers match Hugging Face's fast tokenizers on GLUE dev and SQuAD
     FAIL("no BERT checkpoint at " << minilm.string() << ": run `make backbone-minilm` (or set CAPABOOST_CHECKPOINTS)");
   }
   const fs::path roberta = data / "tokenizers" / "roberta-base";
-  int64_t glue_rows = 0, contexts = 0;
-  const std::vector<Item> items = parity_items(data, glue_rows, contexts);
-  // The mirror's sizes (data/README.md): 1043 + 872 + 408 + 1500 + 277 GLUE dev rows, 2067 contexts.
+  int64_t glue_rows = 0, contexts = 0, truncated = 0;
+  const std::vector<Item> items = parity_items(data, glue_rows, contexts, truncated);
+  // The mirror's sizes (data/README.md): 1043 + 872 + 408 + 1500 + 277 GLUE dev rows, 2067 contexts;
+  // MRPC, STS-B and RTE are the 2,185 pairs.
   CHECK(glue_rows == 4100);
   CHECK(contexts == 2067);
+  CHECK(truncated == 2185);
 
   TempDir dir;
   const std::string spm_model = train_deberta_model(dir, items, glue_rows);
@@ -320,7 +335,9 @@ TEST_CASE("tokenizers match Hugging Face's fast tokenizers on GLUE dev and SQuAD
       {"items", nlohmann::json::array()},
       {"bert_unicode_sweep", true}};
   for (const Item& item : items) {
-    request["items"].push_back({{"text", item.text}, {"pair", item.pair ? nlohmann::json(*item.pair) : nlohmann::json()}});
+    request["items"].push_back({{"text", item.text},
+                                {"pair", item.pair ? nlohmann::json(*item.pair) : nlohmann::json()},
+                                {"max_length", item.max_length ? nlohmann::json(*item.max_length) : nlohmann::json()}});
   }
   const nlohmann::json response = oracle_response(dir, request);
   INFO("oracle: transformers " << response["versions"]["transformers"].get<std::string>() << ", tokenizers "

@@ -29,14 +29,28 @@ TEST_CASE("longest_first truncation cuts a single text's tail at once", "[tokeni
   CHECK_THROWS_WITH(truncate_longest_first(a, none, 2, 0), Catch::Contains("max_length > 0"));
 }
 
-TEST_CASE("longest_first truncation of a pair removes one id at a time from the longer, b on ties",
+TEST_CASE("longest_first truncation of a pair sizes the two as the fast tokenizers do",
           "[tokenizers][truncation]") {
   {
     Ids a = {1, 2, 3};
     std::optional<Ids> b = Ids{4, 5, 6};
-    truncate_longest_first(a, b, 4, 8);  // 2 to remove: tie -> b, then a is longer
+    truncate_longest_first(a, b, 4, 8);  // room 4: 2 and 2
     CHECK(a == Ids{1, 2});
     CHECK(*b == Ids{4, 5});
+  }
+  {
+    Ids a = {1, 2, 3};
+    std::optional<Ids> b = Ids{4, 5, 6};
+    truncate_longest_first(a, b, 4, 9);  // room 5 on a tie: the first text ⌊5/2⌋, the pair ⌈5/2⌉
+    CHECK(a == Ids{1, 2});
+    CHECK(*b == Ids{4, 5, 6});
+  }
+  {
+    Ids a = {1, 2, 3, 4, 5};
+    std::optional<Ids> b = Ids{6, 7, 8, 9};
+    truncate_longest_first(a, b, 4, 9);  // room 5, both over half: the shorter b ⌊5/2⌋, the longer a ⌈5/2⌉
+    CHECK(a == Ids{1, 2, 3});
+    CHECK(*b == Ids{6, 7});
   }
   {
     Ids a = {1, 2, 3, 4, 5, 6, 7};
@@ -48,7 +62,7 @@ TEST_CASE("longest_first truncation of a pair removes one id at a time from the 
   {
     Ids a = {1, 2, 3, 4};
     std::optional<Ids> b = Ids{5, 6};
-    truncate_longest_first(a, b, 4, 6);  // 4 to remove: from a, a, b (tie), a
+    truncate_longest_first(a, b, 4, 6);  // room 2, the shorter b over half: b 1, a 1
     CHECK(a == Ids{1});
     CHECK(*b == Ids{5});
   }
