@@ -21,7 +21,8 @@ What it does, setting by setting, so that it matches the suite's `finetune` meas
 - model: from_pretrained when the directory holds weights (minilm); otherwise from_config with the
   run seed (roberta-base-random, tiny): a random backbone per seed, as the suite's random backbones.
 - PEFT LoraConfig(SEQ_CLS, r, alpha, target_modules, lora_dropout, bias="none"): Kaiming-uniform A,
-  zero B, the classifier trains (modules_to_save), everything else frozen.
+  zero B, the classifier trains (modules_to_save; BERT's pooler too, as the suite's head), everything
+  else frozen.
 - training order: by default the suite's own epoch orders (a Sampler yielding them; config order=suite),
   so both sides see the same batches; order=hf keeps the Trainer's RandomSampler.
 - Trainer: AdamW (torch, betas 0.9/0.999, eps 1e-8), weight decay on every trainable parameter whose
@@ -177,8 +178,13 @@ def main():
     else:
         model = AutoModelForSequenceClassification.from_config(
             AutoConfig.from_pretrained(cfg["model_dir"], num_labels=2))
+    # The head trains as the suite's does: PEFT's SEQ_CLS saves "classifier" (RoBERTa's dense -> tanh ->
+    # out_proj head) and BERT's pooler too, which is BERT's head layer on [CLS] (lib/models/
+    # bert_for_sequence_classification.h says why).
+    head = ["classifier", "pooler"] if model.config.model_type == "bert" else ["classifier"]
     lora = LoraConfig(task_type=TaskType.SEQ_CLS, r=cfg["rank"], lora_alpha=cfg["alpha"],
-                      target_modules=cfg["targets"], lora_dropout=cfg["lora_dropout"], bias="none")
+                      target_modules=cfg["targets"], lora_dropout=cfg["lora_dropout"], bias="none",
+                      modules_to_save=head)
     model = get_peft_model(model, lora)
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     total = sum(p.numel() for p in model.parameters())

@@ -54,6 +54,8 @@ TEST_CASE("BERT parameter names are transformers' BertForSequenceClassification 
     CHECK(names.count(name) == 1);
   }
   CHECK(names.size() == 25);  // embeddings 5, one layer 16, pooler 2, classifier 2
+  // The pooler is the head's first layer (RoBERTa's head dense, DeBERTa's pooler): it trains with it.
+  CHECK(model->head_prefixes() == std::vector<std::string>{"bert.pooler.", "classifier."});
 }
 
 TEST_CASE("BERT positions count from 0 and the [CLS] position row trains, unlike RoBERTa's padding row", "[bert]") {
