@@ -29,7 +29,10 @@ std::string shell_output(const std::string& command) {
 }
 
 nlohmann::json collect() {
-  const std::string git = std::string("git -C '") + CAPABOOST_SOURCE_DIR + "' ";
+  // --no-optional-locks: `git status` would otherwise take .git/index.lock to refresh the index, so two
+  // workers starting runs at once race for it (the loser prints nothing here and would read as clean),
+  // and a worker killed meanwhile leaves the lock behind for every later git command.
+  const std::string git = std::string("git --no-optional-locks -C '") + CAPABOOST_SOURCE_DIR + "' ";
   const std::string sha = shell_output(git + "rev-parse HEAD 2>/dev/null");
   const std::string dirty = shell_output(git + "status --porcelain --untracked-files=no 2>/dev/null");
   std::array<char, 256> host{};
