@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "data/eval_protocol.h"
+#include "tasks/epoch_selection.h"
 #include "tasks/task_registry.h"
 #include "train/tokenized_dataset.h"
 
@@ -28,6 +29,7 @@ ParameterList glue_parameters() {
               .defaults_to(128)
               .at_least(8)
               .at_most(65536),
+          epoch_selection_parameter(),
       },
       "GLUE");
 }
@@ -63,7 +65,9 @@ PreparedTask prepare(const TaskInfo& task, const Parameters& config, const Input
   // Under AdaLoRA's protocol eval is the test set: the trainer scores it once and never reads `test`.
   prepared.data.eval_is_test = splits.eval_is_test;
   if (!splits.eval_is_test) prepared.data.test = tokenize(splits.test);
+  prepared.data.report_last_epoch = reports_last_epoch(config);
   prepared.provenance = provenance_json(splits);
+  prepared.provenance["epoch_selection"] = config.get<std::string>("epoch_selection");
   return prepared;
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "data/squad_splits.h"
+#include "tasks/epoch_selection.h"
 #include "tasks/task_registry.h"
 #include "train/squad_split.h"
 
@@ -47,6 +48,7 @@ ParameterList squad_parameters(const SquadVersion& version) {
       ParameterDef::integer("max_answer_length", "longest answer in tokens")
           .defaults_to(postprocess.max_answer_length())
           .at_least(1),
+      epoch_selection_parameter(),
   };
   if (version.version == 2) {
     list.push_back(ParameterDef::number("null_threshold",
@@ -98,7 +100,9 @@ PreparedTask prepare(const SquadVersion& version, const Parameters& config, cons
     prepared.data.eval = split(splits.eval);
     prepared.data.test = split(splits.test);
   }
+  prepared.data.report_last_epoch = reports_last_epoch(config);
   prepared.provenance = provenance_json(splits);
+  prepared.provenance["epoch_selection"] = config.get<std::string>("epoch_selection");
   prepared.provenance["task"] = version.name;
   prepared.provenance["protocol"] = to_string(options.protocol());
   prepared.provenance["split_seed"] = options.seed();
