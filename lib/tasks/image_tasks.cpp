@@ -7,7 +7,9 @@
 //   Fashion-MNIST-1k  the offline proxy: VTAB-1k's protocol on Debian's dataset-fashion-mnist (1,000
 //                labelled images drawn from the 60,000 training images, the official 10,000 test images)
 //
-// Images reach the backbone through its processor (size, channels, normalisation: train/image_dataset.h).
+// Images reach the backbone through its processor (size, channels, normalisation: train/image_dataset.h);
+// `image_normalization: imagenet` replaces the processor's mean and standard deviation with ImageNet's,
+// as the paper's appendix (and NOAH's code) normalise VTAB-1k images.
 
 #include <fmt/format.h>
 
@@ -24,6 +26,12 @@ namespace capaboost {
 namespace {
 
 namespace fs = std::filesystem;
+
+/// `image_normalization`: the backbone's own processor statistics, or ImageNet's (torchvision's and timm's
+/// IMAGENET_DEFAULT_MEAN / _STD).
+std::vector<std::string> image_normalization_names() { return {"checkpoint", "imagenet"}; }
+const std::vector<double> kImagenetMean = {0.485, 0.456, 0.406};
+const std::vector<double> kImagenetStd = {0.229, 0.224, 0.225};
 
 /// Where Debian's dataset-fashion-mnist installs the IDX files.
 constexpr const char* kFashionMnistFolder = "/usr/share/datasets/fashion-mnist";
@@ -61,6 +69,12 @@ ParameterList image_parameters(const std::string& owner) {
           ParameterDef::integer("test_limit", "score on the first this many test images (0: all; smoke runs only)")
               .defaults_to(0)
               .at_least(0),
+          ParameterDef::text("image_normalization",
+                             "pixel statistics: checkpoint (the backbone's processor) or imagenet (mean 0.485/0.456/"
+                             "0.406, std 0.229/0.224/0.225; RGB only)")
+              .defaults_to("checkpoint")
+              .one_of(image_normalization_names)
+              .unkeyed_at_default(),
       },
       owner);
 }
@@ -68,11 +82,17 @@ ParameterList image_parameters(const std::string& owner) {
 PreparedTask to_prepared(const std::string& task, VtabSplits splits, const Parameters& config,
                          const InputProcessor& processor, int64_t classes) {
   TORCH_CHECK(processor.image, task, " is an image task but the backbone reads no images; choose a ViT backbone");
+  ImageProcessorOptions image = *processor.image;
+  if (config.get<std::string>("image_normalization") == "imagenet") {
+    TORCH_CHECK(image.image_mean().size() == 3, task, ": image_normalization imagenet needs an RGB backbone; this one reads ",
+                image.image_mean().size(), " channel(s) (use checkpoint)");
+    image.image_mean(kImagenetMean).image_std(kImagenetStd);
+  }
   const auto augmentation = parse_image_augmentation(config.get<std::string>("augmentation"));
   // The augmentation draws follow the run seed, apart from the torch generator the trainer uses.
   const uint64_t seed = derive_seed(config.get<uint64_t>("seed"), /*stream=*/0x1A6E);
   const auto dataset = [&](ImageExamples examples, ImageAugmentation kind) {
-    return std::make_shared<ImageDataset>(std::move(examples), *processor.image,
+    return std::make_shared<ImageDataset>(std::move(examples), image,
                                           ImageDatasetOptions().augmentation(kind).seed(seed).num_labels(classes));
   };
   PreparedTask prepared;
@@ -84,9 +104,10 @@ PreparedTask to_prepared(const std::string& task, VtabSplits splits, const Param
   prepared.provenance = std::move(splits.provenance);
   prepared.provenance["task"] = task;
   prepared.provenance["augmentation"] = to_string(augmentation);
-  prepared.provenance["processor"] = {{"size", processor.image->size()},
-                                      {"image_mean", processor.image->image_mean()},
-                                      {"image_std", processor.image->image_std()}};
+  prepared.provenance["processor"] = {{"size", image.size()},
+                                      {"image_mean", image.image_mean()},
+                                      {"image_std", image.image_std()},
+                                      {"normalization", config.get<std::string>("image_normalization")}};
   return prepared;
 }
 

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -103,4 +104,43 @@ TEST_CASE("a VTAB-1k task reads a NOAH-layout folder under the data root", "[tas
   CHECK(pixels.sizes() == torch::IntArrayRef({1, 3, 32, 32}));  // resized from 64×64
   CHECK(pixels.sub(90.0 / 255.0 / 0.5 - 1.0).abs().max().item<float>() < 1e-5);
   CHECK(prepared.provenance.at("augmentation") == "crop_flip");
+}
+
+TEST_CASE("image_normalization imagenet normalises with ImageNet's statistics, as the paper's appendix says",
+          "[tasks][image]") {
+  capaboost::testing::TempDir root;
+  const auto folder = root.path() / "vtab-1k" / "dtd";
+  std::filesystem::create_directories(folder);
+  write_png_file((folder / "a.png").string(), torch::full({32, 32, 3}, 90, torch::kUInt8));
+  std::ofstream((folder / "train800val200.txt").string()) << [] {
+    std::string lines;
+    for (int i = 0; i < 1000; ++i) lines += "a.png " + std::to_string(i % 47) + "\n";
+    return lines;
+  }();
+  std::ofstream((folder / "test.txt").string()) << "a.png 3\n";
+  const TaskSpec& task = find_task("DTD");
+  // The default keeps the backbone's own statistics (and stays out of run keys: recorded runs used them).
+  const auto normalization = std::find_if(task.parameters.begin(), task.parameters.end(),
+                                          [](const ParameterDef& def) { return def.name == "image_normalization"; });
+  REQUIRE(normalization != task.parameters.end());
+  CHECK(normalization->fallback == "checkpoint");
+  CHECK_FALSE(normalization->keyed_at_default);
+  InputProcessor rgb_32;
+  rgb_32.image = ImageProcessorOptions().size(32);  // mean = std = 0.5, as ViT-B/16-in21k's processor
+  const auto own = task.prepare(config_of(task, {}), rgb_32, root.path().string());
+  const auto imagenet = task.prepare(config_of(task, {{"image_normalization", "imagenet"}}), rgb_32, root.path().string());
+  const double x = 90.0 / 255.0;
+  const auto own_pixels = own.data.eval->collate({0}, BatchPadding::kLongest).input("pixel_values");
+  CHECK(own_pixels.sub(x / 0.5 - 1.0).abs().max().item<float>() < 1e-5);
+  const auto pixels = imagenet.data.eval->collate({0}, BatchPadding::kLongest).input("pixel_values");
+  const std::vector<double> mean = {0.485, 0.456, 0.406}, std = {0.229, 0.224, 0.225};
+  for (int64_t c = 0; c < 3; ++c) {
+    INFO("channel " << c);
+    CHECK(pixels[0][c].sub((x - mean[c]) / std[c]).abs().max().item<float>() < 1e-5);
+  }
+  CHECK(imagenet.provenance.at("processor").at("normalization") == "imagenet");
+  CHECK(imagenet.provenance.at("processor").at("image_mean") == nlohmann::json(mean));
+  // ImageNet's statistics are per RGB channel: a one-channel backbone is refused, not silently misread.
+  CHECK_THROWS_WITH(task.prepare(config_of(task, {{"image_normalization", "imagenet"}}), gray_28(), root.path().string()),
+                    Catch::Contains("RGB"));
 }
