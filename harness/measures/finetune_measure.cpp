@@ -3,7 +3,7 @@
 //
 // Parameters: model, method (and the method's: targets, rank, alpha, bottleneck, branches, density,
 // mask, …), task (and the task's: protocol, split_seed, train_limit, max_length), lr, epochs,
-// batch_size, weight_decay, warmup_ratio, grad_clip, precision, seed — `capaboost measures` lists them with
+// batch_size, weight_decay, warmup_ratio, lr_schedule, grad_clip, precision, seed — `capaboost measures` lists them with
 // their defaults.
 // Metrics: eval_score (the LR-selection score), test_score, test_<metric> for each task metric
 // (fractions, as Hugging Face reports them), paper_score (the test number the paper's tables print,
@@ -53,6 +53,11 @@ ParameterList finetune_parameters() {
       ParameterDef::number("weight_decay", "AdamW weight decay on matrices").defaults_to(trainer.weight_decay()).at_least(0).at_most(10),
       ParameterDef::number("warmup_ratio", "fraction of steps for linear warm-up").defaults_to(trainer.warmup_ratio()).at_least(0).at_most(1),
       ParameterDef::number("grad_clip", "gradient-norm clipping (0: off)").defaults_to(trainer.grad_clip()).at_least(0),
+      // Added after the linear-decay runs were recorded: linear stays out of their keys.
+      ParameterDef::text("lr_schedule", "decay after the linear warm-up: linear or cosine (both to 0 at the last step)")
+          .defaults_to(to_string(trainer.lr_decay()))
+          .one_of(lr_decay_names)
+          .unkeyed_at_default(),
       // Added after hundreds of fp32 runs were recorded: fp32 is what they ran, so it stays out of the key.
       ParameterDef::text("precision", "matrix products in fp32, or bf16 (CPU autocast; needs AVX512-BF16 or AMX)")
           .defaults_to(runtime::to_string(trainer.precision()))
@@ -68,6 +73,7 @@ TrainerOptions trainer_options(const Parameters& config, const RunContext& conte
       .batch_size(config.get<int64_t>("batch_size"))
       .weight_decay(config.get<double>("weight_decay"))
       .warmup_ratio(config.get<double>("warmup_ratio"))
+      .lr_decay(parse_lr_decay(config.get<std::string>("lr_schedule")))
       .grad_clip(config.get<double>("grad_clip"))
       .precision(runtime::parse_precision(config.get<std::string>("precision")))
       .seed(config.get<uint64_t>("seed"))

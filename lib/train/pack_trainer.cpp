@@ -29,7 +29,8 @@ void check_packable(const std::vector<TrainerOptions>& options) {
     const TrainerOptions& o = options[i];
     const bool same = o.epochs() == first.epochs() && o.batch_size() == first.batch_size() &&
                       o.eval_batch_size() == first.eval_batch_size() && o.weight_decay() == first.weight_decay() &&
-                      o.warmup_ratio() == first.warmup_ratio() && o.grad_clip() == first.grad_clip() &&
+                      o.warmup_ratio() == first.warmup_ratio() && o.lr_decay() == first.lr_decay() &&
+                      o.grad_clip() == first.grad_clip() &&
                       o.precision() == first.precision() && o.seed() == first.seed() && o.padding() == first.padding() &&
                       o.measure_ranks() == first.measure_ranks() && o.keep_best_state() == first.keep_best_state();
     TORCH_CHECK(same, "train_pack: run ", i, "'s trainer options differ from run 0's in more than lr and label; "
@@ -102,7 +103,8 @@ std::vector<TrainResult> train_pack(PackedSequenceClassifier& pack, const Traini
     }
     runs[i].schedule.emplace(LinearWarmupDecayOptions(steps_per_epoch * shared.epochs())
                                  .peak_lr(options[i].lr())
-                                 .warmup_ratio(options[i].warmup_ratio()));
+                                 .warmup_ratio(options[i].warmup_ratio())
+                                 .decay(options[i].lr_decay()));
   }
   const std::string label = fmt::format("{} (pack of {})", shared.label(), pack.size());
   std::optional<ProgressBar> progress;

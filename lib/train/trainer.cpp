@@ -101,7 +101,8 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
   const int64_t steps_per_epoch = batch_count(data.train->size(), options.batch_size());
   const LinearWarmupDecay schedule(LinearWarmupDecayOptions(steps_per_epoch * options.epochs())
                                        .peak_lr(options.lr())
-                                       .warmup_ratio(options.warmup_ratio()));
+                                       .warmup_ratio(options.warmup_ratio())
+                                       .decay(options.lr_decay()));
 
   std::optional<ProgressBar> progress;
   if (options.progress()) {

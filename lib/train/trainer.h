@@ -16,6 +16,7 @@
 
 #include "models/task_model.h"
 #include "runtime/precision.h"
+#include "train/lr_schedule.h"
 #include "train/progress_bar.h"
 #include "train/train_result.h"
 #include "train/training_hooks.h"
@@ -32,6 +33,8 @@ struct TrainerOptions {
   /// AdamW's decoupled weight decay on matrices (the paper's runs use 0.1).
   TORCH_ARG(double, weight_decay) = 0.1;
   TORCH_ARG(double, warmup_ratio) = 0.06;
+  /// How the rate decays after warm-up (train/lr_schedule.h): linear, or cosine.
+  TORCH_ARG(LrDecay, lr_decay) = LrDecay::kLinear;
   /// Maximum global gradient L2 norm; 0 disables clipping.
   TORCH_ARG(double, grad_clip) = 1.0;
   /// Precision of the matrix products in forward and evaluation (runtime/precision.h); weights,
