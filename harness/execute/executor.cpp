@@ -1,5 +1,6 @@
 #include "execute/executor.h"
 
+#include "backbones/backbone_registry.h"
 #include "execute/provenance.h"
 #include "plan/run_key.h"
 #include "runtime/device.h"
@@ -29,6 +30,18 @@ namespace {
 std::string reason_of(const std::exception& e) {
   if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) return c10_error->what_without_backtrace();
   return e.what();
+}
+
+// Builds each offline encoder the runs name that the cache lacks, once, in this process and with all
+// its threads: workers started first would each build it at once, one thread each, and all but one
+// build would be thrown away by the rename into the cache.
+void prepare_backbones(const std::vector<const RunConfig*>& runs, const RunContext& context) {
+  std::set<std::string> models;
+  for (const auto* run : runs) {
+    const auto model = run->config.find("model");
+    if (model != run->config.end() && model->is_string()) models.insert(model->get<std::string>());
+  }
+  for (const auto& model : models) prepare_backbone(model, BackboneContext{context.data_root});
 }
 
 // Starts `jobs` copies of this program as workers and waits for them (what they did is in the store).
@@ -256,6 +269,7 @@ ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, c
   if (options.jobs > 1 && options.worker < 0 && pending.size() > 1) {
     fmt::print("{} runs to do, {} finished; starting {} workers\n", pending.size(), summary.skipped, options.jobs);
     std::fflush(stdout);
+    prepare_backbones(pending, options.context);
     if (run_workers(options)) {
       throw SetupError("a worker stopped on a missing prerequisite (its message is above); the runs it had not "
                        "finished have no record");

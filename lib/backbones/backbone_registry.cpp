@@ -89,6 +89,11 @@ Backbone load_checkpoint_randomly_initialised(const std::string& directory, cons
   return architecture_of(directory).load_random(directory, head);
 }
 
+void prepare_backbone(const std::string& model, const BackboneContext& context) {
+  const BackboneSpec* named = backbones().find_if_present(model);
+  if (named && named->prepare) named->prepare(context);
+}
+
 std::string backbone_fingerprint(const std::string& model) {
   const BackboneSpec* named = backbones().find_if_present(model);
   return named && named->fingerprint ? named->fingerprint() : "";

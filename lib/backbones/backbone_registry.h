@@ -41,6 +41,10 @@ struct BackboneSpec {
   /// The identity of weights the suite builds itself (its recipe), so run keys change with the recipe;
   /// nullptr when the name identifies the weights.
   std::function<std::string()> fingerprint = nullptr;
+  /// Makes the files `load` reads where the suite builds them itself (pre-training an offline encoder
+  /// into the cache), so a sweep builds them once before its workers start; nullptr when there is
+  /// nothing to build.
+  std::function<void(const BackboneContext& context)> prepare = nullptr;
 };
 
 /// Loads Hugging Face-layout checkpoint directories whose config.json says `model_type: <name>`.
@@ -66,6 +70,10 @@ Backbone load_checkpoint(const std::string& directory, const TaskHead& head);
 /// The architecture and tokenizer of the checkpoint in `directory`, with random weights: the baseline
 /// that shows what its pre-training buys.
 Backbone load_checkpoint_randomly_initialised(const std::string& directory, const TaskHead& head);
+
+/// Builds what the named backbone `model` loads, if the suite makes it and the cache lacks it (its
+/// `prepare`); nothing for every other model. With all threads, before a sweep's workers start.
+void prepare_backbone(const std::string& model, const BackboneContext& context);
 
 /// The recipe fingerprint of a named backbone the suite builds itself; "" for every other model.
 std::string backbone_fingerprint(const std::string& model);

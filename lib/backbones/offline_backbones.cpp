@@ -26,6 +26,7 @@ std::string recipe_fingerprint(const std::string& profile) {
 }
 
 bool register_offline(const std::string& profile) {
+  const auto prepare = [profile](const BackboneContext& context) { offline_directory(profile, context); };
   const bool pretrained = register_backbone(
       {profile, "the suite's offline pre-trained '" + profile + "' encoder (built on first use, cached)",
        [profile](const TaskHead& head, const BackboneContext& context) {
@@ -33,7 +34,7 @@ bool register_offline(const std::string& profile) {
          backbone.description = "offline pre-trained '" + profile + "' encoder " + backbone.description;
          return backbone;
        },
-       [profile] { return recipe_fingerprint(profile); }});
+       [profile] { return recipe_fingerprint(profile); }, prepare});
   // Same architecture and tokenizer, random weights: the baseline that shows what pre-training buys.
   const bool random = register_backbone(
       {profile + kRandomSuffix, "the '" + profile + "' encoder's architecture and tokenizer, random weights",
@@ -42,7 +43,7 @@ bool register_offline(const std::string& profile) {
          backbone.description = "offline '" + profile + "' encoder: " + backbone.description;
          return backbone;
        },
-       [profile] { return recipe_fingerprint(profile); }});
+       [profile] { return recipe_fingerprint(profile); }, prepare});
   return pretrained && random;
 }
 

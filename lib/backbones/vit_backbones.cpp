@@ -69,6 +69,7 @@ Backbone random_vit_like(const std::string& directory, const TaskHead& head) {
 
 bool register_offline_vit(const std::string& profile) {
   const auto fingerprint = [profile] { return vision_recipe_fingerprint(profile); };
+  const auto prepare = [profile](const BackboneContext&) { ensure_vision_backbone(profile); };
   const bool pretrained = register_backbone(
       {profile, "the suite's offline '" + profile + "' ViT, pre-trained by masked image modelling (built on first use, cached)",
        [profile](const TaskHead& head, const BackboneContext&) {
@@ -76,7 +77,7 @@ bool register_offline_vit(const std::string& profile) {
          backbone.description = "offline pre-trained '" + profile + "' ViT " + backbone.description;
          return backbone;
        },
-       fingerprint});
+       fingerprint, prepare});
   const bool random = register_backbone(
       {profile + "-random", "the '" + profile + "' ViT's architecture and processor, random weights",
        [profile](const TaskHead& head, const BackboneContext&) {
@@ -84,7 +85,7 @@ bool register_offline_vit(const std::string& profile) {
          backbone.description = "offline '" + profile + "' ViT: " + backbone.description;
          return backbone;
        },
-       fingerprint});
+       fingerprint, prepare});
   return pretrained && random;
 }
 

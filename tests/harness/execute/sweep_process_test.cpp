@@ -6,6 +6,8 @@
 #include "support/read_text.h"
 #include "support/temp_dir.h"
 
+#include "pretrain/backbone_builder.h"
+
 #include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <nlohmann/json.hpp>
@@ -374,4 +376,44 @@ TEST_CASE("runs trained as one pack record what they record alone", "[harness][p
     const double loss_alone = one_by_one.at(key).at("details").at("training").at("epochs").at(0).at("train_loss").get<double>();
     CHECK(loss == Approx(loss_alone).epsilon(1e-4));
   }
+}
+
+TEST_CASE("a two-worker sweep builds a missing offline encoder once, before its workers start",
+          "[harness][process][backbone]") {
+  // Before, each worker built the encoder its runs name on first use: two builds at once, one thread
+  // each, one of them thrown away. The smoke encoder is built into a fresh cache (its corpus sources
+  // linked in from the machine's), so the build cannot be a cache hit.
+  const char* shared = std::getenv("CAPABOOST_SHARED_DIR");
+  const fs::path data = fs::path(shared ? shared : CAPABOOST_SOURCE_DIR "/../shared") / "data";
+  const fs::path npm = capaboost::BackboneEnvironment::from_environment().npm_prefix;
+  if (!fs::exists(npm) || !fs::exists(data / "RTE")) {
+    WARN("skipped: needs the corpus sources in " << npm << " (make corpus-sources) and the offline mirror at " << data);
+    return;
+  }
+  TempDir dir;
+  const fs::path cache = dir.path() / "cache";
+  fs::create_directories(cache);
+  fs::create_directory_symlink(npm, cache / "npm");
+  const fs::path spec = dir.path() / "one_build.yaml";
+  std::ofstream(spec) << "name: one_build\n"
+                         "measure: finetune\n"
+                         "defaults: {model: smoke, method: lora, task: RTE, epochs: 1, batch_size: 16, train_limit: 32,"
+                         " max_length: 64}\n"
+                         "rows:\n  - {label: LoRA}\n"
+                         "seeds: [42, 43]\n";
+  const fs::path log = dir.path() / "sweep.log";
+  const std::string command = "CAPABOOST_CACHE='" + cache.string() + "' '" + kBinary + "' run '" + spec.string() +
+                              "' --profile paper --results '" + (dir.path() / "results").string() + "' --data-root '" +
+                              data.string() + "' --jobs 2 > '" + log.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  const std::string text = read_text(log);
+  INFO(text);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK(count_occurrences(text, "backbone smoke: training the tokenizer") == 1);
+  CHECK(count_occurrences(text, "backbone smoke: written to") == 1);
+  // Built before either worker started a run; the workers found it in the cache.
+  CHECK(text.find("backbone smoke: written to") < text.find("[1/2]"));
+  CHECK(count_occurrences(text, "backbone smoke: cached at") == 2);
+  CHECK(metrics(dir.path() / "results").size() == 2);
 }
