@@ -271,14 +271,14 @@ backbone-mini-deberta: program corpus-sources
 backbone-mini-task-text: program corpus-sources
 	$(CAPABOOST) backbone --profile mini-task-text
 
-# Opt-in: mini-task-text with twice its steps (about an hour on two cores; README "A longer schedule").
+# Opt-in: mini-task-text with twice its steps (about an hour on two cores; docs/offline-encoders.md, `mini-task-text-long`).
 backbone-mini-task-text-long: program corpus-sources
 	$(CAPABOOST) backbone --profile mini-task-text-long
 
 backbone-smoke: program corpus-sources
 	$(CAPABOOST) backbone --profile smoke
 
-# Fuzzing (README "Fuzzing", issue #19): libFuzzer on the readers of untrusted input, built with clang,
+# Fuzzing (docs/reliability-and-fuzzing.md, issue #19): libFuzzer on the readers of untrusted input, built with clang,
 # ASan and UBSan in a folder of its own (the normal build is untouched), each target run FUZZ_SECONDS
 # from a corpus seeded from the fixtures and, when present, the offline data; fails when one crashes.
 #   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="safetensors squad"] [FUZZ_BUILD_DIR=build-fuzz]

@@ -26,11 +26,11 @@ Command env_command(CLI::App& app) {
             fmt::print("cpu bf16      {}\n", bf16.empty() ? "none (precision: bf16 is refused here)" : bf16);
             fmt::print("cuda          {}\n", torch::cuda::is_available()
                                                 ? fmt::format("{} GPU(s); --device auto trains there", torch::cuda::device_count())
-                                                : "none (this LibTorch is CPU-only or sees no GPU; README, 'GPU clusters')");
+                                                : "none (this LibTorch is CPU-only or sees no GPU; docs/clusters-and-gpus.md)");
             const double gflops = runtime::measure_gemm_gflops();
             const double floor = runtime::expected_min_gemm_gflops(info.threads);
             fmt::print("sgemm 4096x768x768  {:.1f} GFLOP/s (slow below {:.0f}){}\n", gflops, floor,
-                       gflops < floor ? "  <-- SLOW: run `make deps`; see README, Fast linear algebra" : "");
+                       gflops < floor ? "  <-- SLOW: run `make deps`; see docs/performance.md, Fast linear algebra" : "");
             return 0;
           }};
 }

@@ -73,10 +73,10 @@ Command run_command(CLI::App& app) {
   sub->add_option("--jobs,-j", execute_options->jobs, "parallel worker processes (threads are split among them)")
       ->check(CLI::Range(1, 64));
   sub->add_option("--pack", execute_options->pack,
-                  "train up to K compatible runs as one (runs of one seed differing in lr, rank or masks; README "
-                  "'Many small runs at once')")
+                  "train up to K compatible runs as one (runs of one seed differing in lr, rank or masks; docs/"
+                  "performance.md, 'Many small runs at once')")
       ->check(CLI::Range(1, 256));
-  sub->add_option("--device", *device, "cpu, cuda, or auto: cuda when this LibTorch sees a GPU (README, 'GPU clusters')")
+  sub->add_option("--device", *device, "cpu, cuda, or auto: cuda when this LibTorch sees a GPU (docs/clusters-and-gpus.md)")
       ->check(CLI::IsMember(runtime::device_names()));
   sub->add_option("--worker", *worker, "internal: run share i of n (i/n)")->group("");
   sub->add_option("--array-task", *array_task, "internal: run the key on line $SLURM_ARRAY_TASK_ID+1 of this list")

@@ -52,7 +52,7 @@ ImageExamples read_list(const fs::path& folder, const std::string& name, nlohman
   const fs::path path = folder / name;
   std::ifstream in(path);
   if (!in) throw MissingDataError("VTAB-1k: " + path.string() + " is missing (" + name +
-                                  " of NOAH's VTAB-1k layout); see README, \"Table 5\", for the download step");
+                                  " of NOAH's VTAB-1k layout); see docs/data-and-protocols.md for the download step");
   std::stringstream content;
   content << in.rdbuf();
   files.push_back({{"file", path.string()}, {"sha256", sha256_hex(content.str())}});

@@ -34,7 +34,7 @@ nlohmann::json sentencepiece_options(int64_t vocab_size) {
 //
 // The word embeddings start from PPMI-SVD vectors of the same training text (a few seconds): on a frozen
 // encoder with LoRA they lifted SST-2-10k from 61.9 (random) to 72.3 when the encoder had absolute
-// positions (README has the tables).
+// positions (docs/offline-encoders.md has the tables).
 //
 // Position scheme (issue #14). With absolute positions (RoBERTa's) MLM learnt no context in this budget:
 // held-out accuracy at <mask> stayed at the unigram's (0.061 vs 0.062 at step 2,800, key 9715c77b05da),
@@ -130,7 +130,7 @@ BackboneRecipe mini_task_text() {
 //   0.070 0.212 0.233 0.252 0.262 0.270 0.277 0.287 0.289 0.292 0.297 0.301 0.307 0.311
 // (all targets 0.369; mini-task-text 0.269 at its end, step 2,800; the count model 0.299 is passed at
 // step 4,800). Still rising by 0.004 over the last 400 steps, so a yet longer schedule would pay on
-// this measure too; what it buys downstream is in the README.
+// this measure too; what it buys downstream is in docs/offline-encoders.md.
 BackboneRecipe mini_task_text_long() {
   BackboneRecipe recipe = mini_task_text();
   recipe.profile = "mini-task-text-long";

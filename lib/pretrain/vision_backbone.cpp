@@ -26,8 +26,8 @@ ImageProcessorOptions grayscale_28() {
 }
 
 // mini-vit: 49 patches of 4×4 at 28×28, 4 pre-LN blocks 96 wide (0.45M encoder parameters), sized by
-// measurement so that pre-training stays within 30 minutes on the project's 2-core machine (README,
-// "Table 5").
+// measurement so that pre-training stays within 30 minutes on the project's 2-core machine (docs/offline-encoders.md,
+// "`mini-vit` and the Fashion-MNIST-1k proxy").
 VisionBackboneRecipe mini_vit() {
   VisionBackboneRecipe recipe;
   recipe.profile = "mini-vit";

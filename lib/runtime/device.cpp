@@ -17,7 +17,7 @@ torch::Device resolve_device(const std::string& name) {
   if (name == "cuda") {
     if (!has_gpu) {
       throw SetupError("device 'cuda' asked for, but this LibTorch has no CUDA support or sees no GPU: build the "
-                       "suite against a CUDA-enabled LibTorch (README, 'GPU clusters': cmake -DTorch_DIR=…), check "
+                       "suite against a CUDA-enabled LibTorch (docs/clusters-and-gpus.md: cmake -DTorch_DIR=…), check "
                        "that a GPU is visible (nvidia-smi, CUDA_VISIBLE_DEVICES), or run with --device cpu");
     }
     return torch::Device(torch::kCUDA, 0);

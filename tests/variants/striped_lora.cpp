@@ -5,7 +5,7 @@
 // factor entry seen by exactly one branch. It lives
 // outside lib/ and harness/, declares its own parameter (`stripe_width`) and registers itself; CMake
 // compiles it into the test binary and, through capaboost_add_program, into a capaboost program
-// (tests/CMakeLists.txt). It is also the worked example of README "Your own variant".
+// (tests/CMakeLists.txt). It is also the worked example of the README's "Your own variant".
 
 #include "capaboost/branch_stack.h"
 #include "peft/lora.h"
