@@ -3,7 +3,7 @@
 //
 //   CIFAR-100, DTD, Flower102, Pets, SVHN, Eurosat, Resisc45, Clevr-Count, Clevr-Dist, DMLab, dSpr-Ori,
 //   sNORB-Azim   the twelve VTAB-1k tasks Table 5 prints, read from NOAH's layout under
-//                <data root>/vtab-1k/<folder> (README, "Table 5", for the download step)
+//                <data root>/vtab-1k/<folder> (docs/data-and-protocols.md, "VTAB-1k", for the download step)
 //   Fashion-MNIST-1k  the offline proxy: VTAB-1k's protocol on Debian's dataset-fashion-mnist (1,000
 //                labelled images drawn from the 60,000 training images, the official 10,000 test images)
 //
@@ -126,7 +126,7 @@ void require_vtab(const VtabTask& task, const Parameters& config, const std::str
   if (missing.empty()) return;
   throw MissingDataError(fmt::format(
       "VTAB-1k task {} is not available: {} missing in {}. VTAB-1k cannot be downloaded here; on a machine "
-      "with internet, prepare it as NOAH does (README, \"Table 5\") and put vtab-1k/ under the data root",
+      "with internet, prepare it as NOAH does (docs/data-and-protocols.md, \"VTAB-1k\") and put vtab-1k/ under the data root",
       task.name, missing, folder.string()));
 }
 

@@ -78,7 +78,7 @@ TEST_CASE("a VTAB-1k task without its folder names the folder and the download s
     FAIL("expected MissingDataError");
   } catch (const MissingDataError& error) {
     CHECK_THAT(error.what(), Catch::Contains("vtab-1k/dtd") && Catch::Contains("train800val200.txt") &&
-                                 Catch::Contains("README"));
+                                 Catch::Contains("docs/data-and-protocols.md"));
   }
 }
 
