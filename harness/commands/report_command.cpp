@@ -44,6 +44,120 @@ void write_text(const fs::path& path, const std::string& text) {
   fmt::print("wrote {}\n", path.string());
 }
 
+// Every table, claimed comparison and figure of `spec` over `runs`, written to `out`. `part` names the
+// share of the runs a split report covers ("target=flat"), or is empty. Returns the number of cells'
+// missing or failed runs.
+int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const RecordStore& store,
+                 const std::vector<PaperNumbers>& papers, const std::string& profile, const std::string& plots_dir,
+                 const std::string& out, const std::string& part) {
+  fs::create_directories(out);
+  const std::string title =
+      (spec.title.empty() ? spec.name : spec.title) + (part.empty() ? "" : fmt::format(" ({})", part));
+  int incomplete = 0;
+  std::vector<ComparisonResult> comparisons;
+  const auto overlay = spec.profiles.find(profile);
+  const std::string caption = overlay == spec.profiles.end() ? "" : overlay->second.caption;
+  if (spec.table) {
+    const auto& layout = *spec.table;
+    for (const auto& metric : layout.metrics) {
+      TableDocument document;
+      document.spec_name = spec.name;
+      document.title = title;
+      document.profile = profile;
+      document.metric = metric;
+      document.column_key = layout.columns;
+      document.caption = caption;
+      document.decimals = layout.decimals_of(metric);
+      document.higher_is_better = layout.higher_is_better;
+      document.cells = aggregate(runs, store, metric, layout.rows, layout.columns);
+      document.absent_columns = absent_columns(spec, profile, layout.columns, document.cells.columns);
+      if (layout.scale != 1) {
+        for (auto& [row, columns] : document.cells.cells) {
+          for (auto& [column, cell] : columns) {
+            for (double& value : cell.values) value *= layout.scale;
+          }
+        }
+        const std::string scaled = fmt::format("values ×{:g}, as the paper prints them", layout.scale);
+        document.caption = document.caption.empty() ? scaled : scaled + ". " + document.caption;
+      }
+      // The paper's numbers for this metric: the file that names it, or one that names none.
+      for (const auto& paper : papers) {
+        if (paper.metric.empty() || paper.metric == metric) {
+          document.paper = paper;
+          break;
+        }
+      }
+      // Budget columns: each row's mean over all its runs, beside the paper's budget file.
+      for (const auto& column : layout.budget) {
+        document.budget_titles.push_back(column.title);
+        const BudgetValues values = budget_values(runs, store, column, layout.rows);
+        for (const auto& [row, value] : values.by_row) document.budget[row][column.title] = value;
+        if (!values.problem.empty()) {
+          document.caption = document.caption.empty() ? values.problem : document.caption + ". " + values.problem;
+        }
+      }
+      for (const auto& paper : papers) {
+        if (paper.metric == "budget") document.paper_budget = paper;
+      }
+      for (const auto& [row, columns] : document.cells.cells) {
+        for (const auto& [column, cell] : columns) incomplete += cell.missing + cell.failed;
+      }
+      // The paper's claims on this metric, as paired differences: the Markdown report ends with them.
+      std::vector<ComparisonResult> measured;
+      for (const auto& comparison : spec.comparisons) {
+        if ((comparison.metric.empty() ? layout.metrics.front() : comparison.metric) != metric) continue;
+        measured.push_back(compare(comparison, document.cells, layout.higher_is_better));
+      }
+      const std::string markdown =
+          render_markdown(document) + render_comparisons_markdown(measured, layout.columns, layout.decimals_of(metric));
+      comparisons.insert(comparisons.end(), measured.begin(), measured.end());
+      const std::string stem = layout.metrics.size() == 1 ? "table" : "table_" + metric;
+      write_text(fs::path(out) / (stem + ".tex"), render_latex(document));
+      write_text(fs::path(out) / (stem + ".csv"), render_csv(document));
+      write_text(fs::path(out) / (stem + ".md"), markdown);
+      fmt::print("\n{}\n", markdown);
+    }
+  }
+  if (!comparisons.empty()) write_text(fs::path(out) / "comparisons.csv", render_comparisons_csv(comparisons));
+  for (const auto& layout : spec.figures) {
+    // x a parameter (one point per value), x_metric averaged over `over` (one point per series), or
+    // both: one point per value of x, placed at x_metric's mean (a curve against parameters spent).
+    const std::string& columns = layout.x.empty() ? layout.over : layout.x;
+    const auto cells = aggregate(runs, store, layout.metric, layout.series, columns);
+    const auto series =
+        layout.x_metric.empty()
+            ? points_by_parameter(cells, layout.log_base_x != 0)
+        : layout.x.empty()
+            ? points_by_metric(aggregate(runs, store, layout.x_metric, layout.series, columns), cells)
+            : points_along_metric(aggregate(runs, store, layout.x_metric, layout.series, columns), cells);
+    // The picture travels alone: its title says what the bars are and which profile made it.
+    const std::string figure_title =
+        fmt::format("{}\\n{{/*0.8 profile {}: mean ± std over seeds}}{}", gnuplot_literal(title), profile,
+                    caption.empty() ? "" : "\\n{/*0.8 " + gnuplot_literal(caption) + "}");
+    for (const auto& file : write_figure(layout, series, figure_title, plots_dir, out)) {
+      fmt::print("wrote {}\n", file);
+    }
+  }
+  return incomplete;
+}
+
+// The runs of each value of `parameter`, in the order the plan first meets them.
+std::vector<std::pair<std::string, std::vector<RunConfig>>> split_runs(const std::vector<RunConfig>& runs,
+                                                                         const std::string& parameter) {
+  std::vector<std::pair<std::string, std::vector<RunConfig>>> parts;
+  for (const auto& run : runs) {
+    if (!run.config.contains(parameter)) {
+      throw std::runtime_error(fmt::format("report.split: run '{}' has no parameter '{}' to split the report by",
+                                           run.label, parameter));
+    }
+    const std::string value = value_label(run.config.at(parameter));
+    auto part = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == value; });
+    if (part == parts.end()) part = parts.insert(parts.end(), {value, {}});
+    part->second.push_back(run);
+  }
+  return parts;
+}
+
 }  // namespace
 
 Command report_command(CLI::App& app) {
@@ -60,88 +174,17 @@ Command report_command(CLI::App& app) {
             const std::string out = out_dir->empty()
                                         ? (fs::path(options->results_dir) / "reports" / sweep.spec.name / options->profile).string()
                                         : *out_dir;
-            fs::create_directories(out);
             std::vector<PaperNumbers> papers;
             for (const auto& file : sweep.spec.paper) papers.push_back(load_paper_numbers(file));
             int incomplete = 0;
-            std::vector<ComparisonResult> comparisons;
-            const auto overlay = sweep.spec.profiles.find(options->profile);
-            const std::string caption = overlay == sweep.spec.profiles.end() ? "" : overlay->second.caption;
-            if (sweep.spec.table) {
-              const auto& layout = *sweep.spec.table;
-              for (const auto& metric : layout.metrics) {
-                TableDocument document;
-                document.spec_name = sweep.spec.name;
-                document.title = sweep.spec.title.empty() ? sweep.spec.name : sweep.spec.title;
-                document.profile = options->profile;
-                document.metric = metric;
-                document.column_key = layout.columns;
-                document.caption = caption;
-                document.decimals = layout.decimals_of(metric);
-                document.higher_is_better = layout.higher_is_better;
-                document.cells = aggregate(sweep.runs, store, metric, layout.rows, layout.columns);
-                document.absent_columns = absent_columns(sweep.spec, options->profile, layout.columns, document.cells.columns);
-                if (layout.scale != 1) {
-                  for (auto& [row, columns] : document.cells.cells) {
-                    for (auto& [column, cell] : columns) {
-                      for (double& value : cell.values) value *= layout.scale;
-                    }
-                  }
-                  const std::string scaled = fmt::format("values ×{:g}, as the paper prints them", layout.scale);
-                  document.caption = document.caption.empty() ? scaled : scaled + ". " + document.caption;
-                }
-                // The paper's numbers for this metric: the file that names it, or one that names none.
-                for (const auto& paper : papers) {
-                  if (paper.metric.empty() || paper.metric == metric) {
-                    document.paper = paper;
-                    break;
-                  }
-                }
-                // Budget columns: each row's mean over all its runs, beside the paper's budget file.
-                for (const auto& column : layout.budget) {
-                  document.budget_titles.push_back(column.title);
-                  const BudgetValues values = budget_values(sweep.runs, store, column, layout.rows);
-                  for (const auto& [row, value] : values.by_row) document.budget[row][column.title] = value;
-                  if (!values.problem.empty()) {
-                    document.caption = document.caption.empty() ? values.problem : document.caption + ". " + values.problem;
-                  }
-                }
-                for (const auto& paper : papers) {
-                  if (paper.metric == "budget") document.paper_budget = paper;
-                }
-                for (const auto& [row, columns] : document.cells.cells) {
-                  for (const auto& [column, cell] : columns) incomplete += cell.missing + cell.failed;
-                }
-                // The paper's claims on this metric, as paired differences: the Markdown report ends with them.
-                std::vector<ComparisonResult> measured;
-                for (const auto& comparison : sweep.spec.comparisons) {
-                  if ((comparison.metric.empty() ? layout.metrics.front() : comparison.metric) != metric) continue;
-                  measured.push_back(compare(comparison, document.cells, layout.higher_is_better));
-                }
-                const std::string markdown =
-                    render_markdown(document) + render_comparisons_markdown(measured, layout.columns, layout.decimals_of(metric));
-                comparisons.insert(comparisons.end(), measured.begin(), measured.end());
-                const std::string stem = layout.metrics.size() == 1 ? "table" : "table_" + metric;
-                write_text(fs::path(out) / (stem + ".tex"), render_latex(document));
-                write_text(fs::path(out) / (stem + ".csv"), render_csv(document));
-                write_text(fs::path(out) / (stem + ".md"), markdown);
-                fmt::print("\n{}\n", markdown);
-              }
-            }
-            if (!comparisons.empty()) write_text(fs::path(out) / "comparisons.csv", render_comparisons_csv(comparisons));
-            for (const auto& layout : sweep.spec.figures) {
-              const auto cells = aggregate(sweep.runs, store, layout.metric, layout.series,
-                                           layout.x_metric.empty() ? layout.x : layout.over);
-              const auto series =
-                  layout.x_metric.empty()
-                      ? points_by_parameter(cells, layout.log_base_x != 0)
-                      : points_by_metric(aggregate(sweep.runs, store, layout.x_metric, layout.series, layout.over), cells);
-              // The picture travels alone: its title says what the bars are and which profile made it.
-              const std::string title =
-                  fmt::format("{}\\n{{/*0.8 profile {}: mean ± std over seeds}}{}", sweep.spec.title, options->profile,
-                              caption.empty() ? "" : "\\n{/*0.8 " + caption + "}");
-              for (const auto& file : write_figure(layout, series, title, *plots_dir, out)) {
-                fmt::print("wrote {}\n", file);
+            if (sweep.spec.report_split.empty()) {
+              incomplete = write_report(sweep.spec, sweep.runs, store, papers, options->profile, *plots_dir, out, "");
+            } else {
+              // One report per value, each in its own folder (out/<value>/), as if the spec had only those runs.
+              for (const auto& [value, runs] : split_runs(sweep.runs, sweep.spec.report_split)) {
+                incomplete += write_report(sweep.spec, runs, store, papers, options->profile, *plots_dir,
+                                           (fs::path(out) / value).string(),
+                                           fmt::format("{}={}", sweep.spec.report_split, value));
               }
             }
             if (incomplete) {

@@ -15,7 +15,8 @@
 // ranks of ΔW after the last epoch: rank, rank_min, effective_rank, params_vs_lora_r8.
 // Details: every epoch's metrics, rank and singular values per site, the splits' provenance, the backbone
 // (and the SHA-256 of the checkpoint weights it loaded), and the tuned state kept beside the record
-// (tuners and head at the best epoch, for `capaboost export`).
+// (tuners and head at the best epoch, for `capaboost export`); with `weight_updates: NAME`, every
+// linear site's ΔW after the last epoch in a named file for the capacity measure.
 
 #include <fmt/format.h>
 
@@ -27,6 +28,7 @@
 #include "measures/measure_registry.h"
 #include "measures/plugin_parameters.h"
 #include "measures/rank_metrics.h"
+#include "measures/weight_updates_file.h"
 #include "models/pretrained_directory.h"
 #include "peft/method_registry.h"
 #include "runtime/device.h"
@@ -62,6 +64,11 @@ ParameterList finetune_parameters() {
       ParameterDef::text("precision", "matrix products in fp32, or bf16 (CPU autocast; needs AVX512-BF16 or AMX)")
           .defaults_to(runtime::to_string(trainer.precision()))
           .one_of(runtime::precision_names)
+          .unkeyed_at_default(),
+      // Where the capacity measure finds real targets (measures/weight_updates_file.h).
+      ParameterDef::text("weight_updates",
+                         "save every linear site's ΔW after the last epoch as <cache>/updates/<name>.safetensors ('': none)")
+          .defaults_to("")
           .unkeyed_at_default(),
   };
 }
@@ -185,10 +192,18 @@ MeasureResult measure_finetune(const Parameters& config, const RunContext& conte
 
   const std::string label = fmt::format("{} {} seed {}", task.name, method.name, config.get<uint64_t>("seed"));
   const TrainingHooksPtr hooks = method.training_hooks ? method.training_hooks(*backbone.model, config) : nullptr;
+  const std::string updates_name = config.get<std::string>("weight_updates");
+  const auto before = updates_name.empty() ? std::map<std::string, torch::Tensor>{} : snapshot_site_weights(*backbone.model);
   const TrainResult result =
       train_model(*backbone.model, prepared.data,
                   trainer_options(config, context, label).keep_best_state(!context.tuned_state_path.empty()), hooks.get());
-  return finetune_result(config, context, result, *backbone.model, backbone, prepared, sites);
+  MeasureResult measured = finetune_result(config, context, result, *backbone.model, backbone, prepared, sites);
+  if (!updates_name.empty()) {
+    const std::string path = save_weight_updates(updates_name, *backbone.model, before,
+                                                 {{"config", config.json().dump()}, {"epochs_trained", std::to_string(config.get<int64_t>("epochs"))}});
+    measured.details["weight_updates"] = {{"file", path}, {"sha256", sha256_file_hex(path)}};
+  }
+  return measured;
 }
 
 // What keeps a run out of a pack (train/run_pack.h): packs share a frozen encoder on the CPU and one

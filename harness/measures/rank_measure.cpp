@@ -10,34 +10,17 @@
 #include <fmt/format.h>
 #include <torch/torch.h>
 
-#include <cstdio>
-
 #include "measure/numerical_rank.h"
 #include "measure/parameter_count.h"
 #include "measures/measure_registry.h"
 #include "measures/plugin_parameters.h"
 #include "measures/rank_metrics.h"
+#include "measures/single_site_model.h"
 #include "peft/method_registry.h"
 #include "sites/site_registry.h"
 
 namespace capaboost::harness {
 namespace {
-
-std::optional<std::pair<int, int>> site_shape(const std::string& model) {
-  int out = 0, in = 0;
-  char tail = 0;
-  if (std::sscanf(model.c_str(), "site-%dx%d%c", &out, &in, &tail) != 2 || out <= 0 || in <= 0) return std::nullopt;
-  return std::make_pair(out, in);
-}
-
-// "site-768x768" → one TunableLinear(in 768, out 768) registered as "site".
-std::shared_ptr<torch::nn::Module> single_site_model(const std::string& model) {
-  const auto shape = site_shape(model);
-  TORCH_CHECK(shape, "the rank measure needs model 'site-<out>x<in>' (e.g. site-768x768), got '", model, "'");
-  auto module = std::make_shared<torch::nn::Module>();
-  module->register_module("site", TunableLinear(shape->second, shape->first));
-  return module;
-}
 
 MeasureResult measure_rank(const Parameters& config, const RunContext&) {
   torch::manual_seed(config.get<int64_t>("seed"));
@@ -65,13 +48,7 @@ MeasureResult measure_rank(const Parameters& config, const RunContext&) {
 
 ParameterList rank_parameters() {
   return {
-      ParameterDef::text("model", "'site-<out>x<in>': one linear site of that shape, named 'site'")
-          .defaults_to("site-768x768")
-          .checked_by([](const nlohmann::json& value, const nlohmann::json&) -> std::string {
-            return site_shape(value.get<std::string>()) ? ""
-                                                        : "the rank measure needs model 'site-<out>x<in>' (e.g. "
-                                                          "site-768x768), got '" + value.get<std::string>() + "'";
-          }),
+      single_site_model_parameter("rank"),
       method_parameter(),
   };
 }

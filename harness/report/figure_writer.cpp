@@ -38,6 +38,20 @@ void write_text(const fs::path& path, const std::string& text) {
 
 }  // namespace
 
+std::string gnuplot_literal(const std::string& text) {
+  std::string literal;
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      literal += std::string("\\") + c;  // the double-quoted string's own escapes
+    } else if (std::string("_^@&~{}").find(c) != std::string::npos) {
+      literal += std::string("\\\\") + c;  // enhanced text's: "\\_" reaches it as \_
+    } else {
+      literal += c;
+    }
+  }
+  return literal;
+}
+
 std::vector<FigureSeries> points_by_parameter(const CellTable& cells, bool log_x) {
   double low = INFINITY, high = -INFINITY;
   for (const auto& x : cells.columns) {
@@ -107,6 +121,27 @@ std::vector<FigureSeries> points_by_metric(const CellTable& x_cells, const CellT
   return figure;
 }
 
+std::vector<FigureSeries> points_along_metric(const CellTable& x_cells, const CellTable& y_cells) {
+  std::vector<FigureSeries> figure;
+  for (const auto& name : y_cells.rows) {
+    FigureSeries& series = figure.emplace_back(FigureSeries{name, {}});
+    const auto x_row = x_cells.cells.find(name);
+    if (x_row == x_cells.cells.end()) continue;
+    const auto& y_row = y_cells.cells.at(name);
+    for (const auto& column : y_cells.columns) {
+      const auto x_cell = x_row->second.find(column);
+      const auto y_cell = y_row.find(column);
+      if (x_cell == x_row->second.end() || x_cell->second.empty() || y_cell == y_row.end() || y_cell->second.empty()) {
+        continue;
+      }
+      const double x = x_cell->second.mean();
+      series.points.push_back({fmt::format("{}", x), x, y_cell->second.mean(), y_cell->second.std(),
+                               y_cell->second.values.size()});
+    }
+  }
+  return figure;
+}
+
 std::vector<std::string> write_figure(const FigureLayout& layout, const std::vector<FigureSeries>& figure,
                                       const std::string& title, const std::string& plots_dir,
                                       const std::string& out_dir) {
@@ -115,7 +150,7 @@ std::vector<std::string> write_figure(const FigureLayout& layout, const std::vec
   std::vector<std::string> written;
   // CSV for people (the true x); a gnuplot data file with one block per series for the plot.
   std::string csv = "series,x,mean,std,n\n", data, plot;
-  int block = 0;
+  int block = 0, drawn = 0;
   // A series keeps its colour (gnuplot line type = its position) in every panel of a spec, even when
   // another panel leaves out series without values.
   for (size_t index = 0; index < figure.size(); ++index) {
@@ -127,11 +162,11 @@ std::vector<std::string> write_figure(const FigureLayout& layout, const std::vec
     }
     if (points.empty()) continue;
     data += points + "\n\n";
-    std::string key_title;  // inside gnuplot's double quotes
-    for (char c : series.name) key_title += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
-    plot += fmt::format("{}'{}.dat' index {} using 1:2:3 with yerrorlines lt {} lw 2 pt 7 ps {} title \"{}\"",
-                        plot.empty() ? "" : ", ", name, block++, index + 1, series.points.size() == 1 ? 1.4 : 0.8,
-                        key_title);
+    // Eight colours, then the same colours dashed and with square points: up to 16 series stay apart.
+    plot += fmt::format("{}'{}.dat' index {} using 1:2:3 with yerrorlines lt {} dt {} lw 2 pt {} ps {} title \"{}\"",
+                        plot.empty() ? "" : ", ", name, block++, index % 8 + 1, index / 8 + 1, index < 8 ? 7 : 5,
+                        series.points.size() == 1 ? 1.4 : 0.8, gnuplot_literal(series.name));
+    ++drawn;
   }
   const fs::path csv_path = fs::path(out_dir) / (name + ".csv");
   write_text(csv_path, csv);
@@ -144,6 +179,9 @@ std::vector<std::string> write_figure(const FigureLayout& layout, const std::vec
   replace_all(script, "@XLABEL@", layout.xlabel);
   replace_all(script, "@YLABEL@", layout.ylabel);
   replace_all(script, "@LOGX@", layout.log_base_x ? fmt::format("set logscale x {}", layout.log_base_x) : "unset logscale x");
+  // Beyond six series a key inside the frame hides data: it moves to the right of the plot.
+  const bool key_outside = drawn > 6;
+  replace_all(script, "@KEY@", key_outside ? "set key outside right top" : "set key left top");
   replace_all(script, "@PLOT@", plot);
   const fs::path script_path = fs::path(out_dir) / (name + ".gp");
   write_text(script_path, script);
@@ -153,8 +191,9 @@ std::vector<std::string> write_figure(const FigureLayout& layout, const std::vec
                csv_path.string());
     return written;
   }
-  for (const auto& [terminal, extension] : {std::pair<std::string, std::string>{"pdfcairo size 4in,3in", "pdf"},
-                                            {"pngcairo size 800,600", "png"}}) {
+  for (const auto& [terminal, extension] :
+       {std::pair<std::string, std::string>{key_outside ? "pdfcairo size 5.5in,3in" : "pdfcairo size 4in,3in", "pdf"},
+        {key_outside ? "pngcairo size 1100,600" : "pngcairo size 800,600", "png"}}) {
     const fs::path output = fs::path(out_dir) / (name + "." + extension);
     const std::string command =
         fmt::format("cd '{}' && gnuplot -e \"set terminal {}; set output '{}'\" '{}.gp'", out_dir, terminal,

@@ -36,8 +36,18 @@ std::vector<FigureSeries> points_by_parameter(const CellTable& cells, bool log_x
 /// for an adapter) has no points, and keeps its place (and so its colour).
 std::vector<FigureSeries> points_by_metric(const CellTable& x_cells, const CellTable& y_cells);
 
+/// Points of a figure whose x is a record metric measured at each value of a parameter (`x` and
+/// `x_metric` together): one point per column that has both values, x the mean of `x_cells` there, y
+/// from `y_cells` (both aggregated with the same rows and columns) — e.g. a fit's residual against the
+/// parameters each rank spends. Points keep the columns' order.
+std::vector<FigureSeries> points_along_metric(const CellTable& x_cells, const CellTable& y_cells);
+
+/// `text` as gnuplot shows it literally inside a double-quoted enhanced-text string: quotes and
+/// backslashes escaped, and the markup characters _ ^ @ & ~ { } too ("power_law" stays "power_law").
+std::string gnuplot_literal(const std::string& text);
+
 /// Writes <out_dir>/<layout.file>.csv (series,x,mean,std,n) and, when gnuplot is installed, .pdf and
-/// .png from plots/<template>.gp (placeholders @TITLE@ @XLABEL@ @YLABEL@ @LOGX@ @PLOT@). Returns the
+/// .png from plots/<template>.gp (placeholders @TITLE@ @XLABEL@ @YLABEL@ @LOGX@ @KEY@ @PLOT@; beyond six series the key moves outside and the picture widens). Returns the
 /// files written.
 std::vector<std::string> write_figure(const FigureLayout& layout, const std::vector<FigureSeries>& series,
                                       const std::string& title, const std::string& plots_dir,

@@ -361,10 +361,10 @@ void read_figure(Reader& reader, const YAML::Node& figure, const std::string& wh
   for (const char* required : {"series", "metric", "template"}) {
     if (!figure[required]) reader.error(figure, fmt::format("{} needs '{}'", where, required));
   }
-  if (!figure["x"] == !figure["x_metric"]) {
-    reader.error(figure, fmt::format("{} needs one of 'x' (a parameter) and 'x_metric' (a record metric)", where));
+  if (!figure["x"] && !figure["x_metric"]) {
+    reader.error(figure, fmt::format("{} needs 'x' (a parameter), 'x_metric' (a record metric) or both", where));
   }
-  if (figure["over"] && !figure["x_metric"]) {
+  if (figure["over"] && (!figure["x_metric"] || figure["x"])) {
     reader.error(figure["over"], fmt::format("{}: 'over' averages an x_metric figure; with 'x' every value is a point", where));
   }
   if (figure["x"]) layout.x = figure["x"].as<std::string>();
@@ -373,7 +373,7 @@ void read_figure(Reader& reader, const YAML::Node& figure, const std::string& wh
   if (figure["series"]) layout.series = figure["series"].as<std::string>();
   if (figure["metric"]) layout.metric = figure["metric"].as<std::string>();
   if (figure["template"]) layout.template_name = figure["template"].as<std::string>();
-  layout.xlabel = figure["xlabel"] ? figure["xlabel"].as<std::string>() : layout.x + layout.x_metric;
+  layout.xlabel = figure["xlabel"] ? figure["xlabel"].as<std::string>() : layout.x_metric.empty() ? layout.x : layout.x_metric;
   layout.ylabel = figure["ylabel"] ? figure["ylabel"].as<std::string>() : layout.metric;
   if (const auto logscale = figure["logscale_x"]) {
     bool flag = false;
@@ -391,7 +391,14 @@ void read_figure(Reader& reader, const YAML::Node& figure, const std::string& wh
 
 void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
   if (!reader.expect_map(node, "report")) return;
-  reader.check_keys(node, {"table", "figure", "comparisons"}, "report");
+  reader.check_keys(node, {"table", "figure", "comparisons", "split"}, "report");
+  if (const auto split = node["split"]) {
+    if (split.IsScalar() && !split.as<std::string>().empty()) {
+      spec.report_split = split.as<std::string>();
+    } else {
+      reader.error(split, "report.split names one parameter: a report is written per value of it (split: target)");
+    }
+  }
   if (const auto table = node["table"]; table && reader.expect_map(table, "report.table")) {
     reader.check_keys(table, {"rows", "columns", "metrics", "decimals", "higher_is_better", "scale", "budget"},
                       "report.table");

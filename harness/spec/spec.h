@@ -126,10 +126,11 @@ struct TableLayout {
 
 /// One figure of a report (`report.figure`: one map, or a list of them for several panels).
 struct FigureLayout {
-  std::string x;         ///< parameter on the x axis (one point per value); empty when x_metric is set
+  std::string x;         ///< parameter on the x axis (one point per value)
   /// A record metric on the x axis instead (Figure 1: % trainable parameters): one point per series,
   /// its x the metric's mean; with `over`, both coordinates averaged over that parameter's values
-  /// seed by seed (a GLUE average over `task`).
+  /// seed by seed (a GLUE average over `task`). With `x` as well: one point per value of x, placed at
+  /// the metric's mean there (a residual against the parameters each rank spends).
   std::string x_metric;
   std::string over;
   std::string series;  ///< "label" or a parameter: one line each
@@ -179,6 +180,9 @@ struct Spec {
   std::optional<TableLayout> table;
   std::vector<FigureLayout> figures;
   std::vector<ComparisonLayout> comparisons;
+  /// `report.split: target`: one report (tables, claims, figures) per value of this parameter, each in
+  /// its own folder, as if the spec had only those runs; empty: one report.
+  std::string report_split;
 };
 
 /// The profiles every spec knows. `paper` is the spec as written.

@@ -4,6 +4,7 @@
 #include "report/figure_writer.h"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "support/read_text.h"
 #include "support/temp_dir.h"
@@ -93,6 +94,27 @@ TEST_CASE("a metric on x: one point per series, averaged over columns seed by se
   CHECK(single[0].points[0].mean == 71.0);
 }
 
+TEST_CASE("a metric along a parameter: one point per value, at the metric's mean there", "[harness][report][figure]") {
+  // Columns are ranks (`x: rank`); x is the parameters each rank spends, y a residual.
+  CellTable x, y;
+  x.rows = y.rows = {"LoRA", "CapaBoost"};
+  x.columns = y.columns = {"2", "8", "32"};
+  x.cells["LoRA"] = {{"2", cell_of({3072, 3072}, {42, 43})}, {"8", cell_of({12288}, {42})}};
+  y.cells["LoRA"] = {{"2", cell_of({0.5, 0.7}, {42, 43})}, {"8", cell_of({0.3}, {42})}, {"32", cell_of({0.1}, {42})}};
+  x.cells["CapaBoost"] = {{"2", cell_of({2300, 2310}, {42, 43})}};
+  y.cells["CapaBoost"] = {{"2", Cell{}}};  // no residual recorded: no point
+
+  const auto points = points_along_metric(x, y);
+  REQUIRE(points.size() == 2);
+  REQUIRE(points[0].points.size() == 2);  // rank 32 has no parameter count: no point
+  CHECK(points[0].points[0].plot_x == 3072.0);
+  CHECK_THAT(points[0].points[0].mean, WithinAbs(0.6, 1e-12));
+  CHECK(points[0].points[0].n == 2);
+  CHECK(points[0].points[1].x == "12288");
+  CHECK(points[0].points[1].mean == 0.3);
+  CHECK(points[1].points.empty());
+}
+
 TEST_CASE("a figure writes its points as CSV, and a plot script naming every series", "[harness][report][figure]") {
   capaboost::testing::TempDir dir;
   FigureLayout layout;
@@ -112,5 +134,25 @@ TEST_CASE("a figure writes its points as CSV, and a plot script naming every ser
   CHECK_THAT(script, Contains("index 0 using 1:2:3 with yerrorlines lt 2"));
   CHECK_THAT(script, Contains("title \"LoRA \\\"r=8\\\"\""));  // quotes escaped for gnuplot
   CHECK_THAT(script, !Contains("index 1"));  // a series without points is not drawn
+  CHECK_THAT(script, Contains("set key left top"));
   CHECK(written.size() >= 2);
+}
+
+TEST_CASE("a figure of many series keeps them apart and its key out of the data", "[harness][report][figure]") {
+  capaboost::testing::TempDir dir;
+  FigureLayout layout;
+  layout.template_name = "lines_errorbars";
+  layout.file = "figure_residual";
+  std::vector<FigureSeries> series;
+  for (int i = 0; i < 10; ++i) series.push_back({fmt::format("d={}", i), {{"1", 1, 0.5, 0, 1}, {"2", 2, 0.4, 0, 1}}});
+  series.back().name = "power_law^2";
+  write_figure(layout, series, "target=power_law", std::string(CAPABOOST_SOURCE_DIR) + "/plots", dir.path().string());
+  const auto script = capaboost::testing::read_text(dir.path() / "figure_residual.gp");
+  // Series 9 and 10 reuse colours 1 and 2, dashed, with square points.
+  CHECK_THAT(script, Contains("index 0 using 1:2:3 with yerrorlines lt 1 dt 1 lw 2 pt 7"));
+  CHECK_THAT(script, Contains("index 8 using 1:2:3 with yerrorlines lt 1 dt 2 lw 2 pt 5"));
+  CHECK_THAT(script, Contains("set key outside right top"));
+  // Enhanced-text markup in a name is shown literally.
+  CHECK_THAT(script, Contains("title \"power\\\\_law\\\\^2\""));
+  CHECK(gnuplot_literal("a_b \"c\"") == "a\\\\_b \\\"c\\\"");
 }
