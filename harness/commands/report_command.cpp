@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 
@@ -51,8 +52,8 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
                  const std::vector<PaperNumbers>& papers, const std::string& profile, const std::string& plots_dir,
                  const std::string& out, const std::string& part) {
   fs::create_directories(out);
-  const std::string title =
-      (spec.title.empty() ? spec.name : spec.title) + (part.empty() ? "" : fmt::format(" ({})", part));
+  const std::string& spec_title = spec.title.empty() ? spec.name : spec.title;
+  const std::string title = spec_title + (part.empty() ? "" : fmt::format(" ({})", part));
   int incomplete = 0;
   std::vector<ComparisonResult> comparisons;
   const auto overlay = spec.profiles.find(profile);
@@ -131,14 +132,26 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
             ? points_by_metric(aggregate(runs, store, layout.x_metric, layout.series, columns), cells)
             : points_along_metric(aggregate(runs, store, layout.x_metric, layout.series, columns), cells);
     // The picture travels alone: its title says what the bars are and which profile made it.
+    // The split's part gets a line of its own: beside a long title it would run off the picture.
     const std::string figure_title =
-        fmt::format("{}\\n{{/*0.8 profile {}: mean ± std over seeds}}{}", gnuplot_literal(title), profile,
+        fmt::format("{}{}\\n{{/*0.8 profile {}: mean ± std over seeds}}{}", gnuplot_literal(spec_title),
+                    part.empty() ? "" : "\\n{/*0.8 " + gnuplot_literal(part) + "}", profile,
                     caption.empty() ? "" : "\\n{/*0.8 " + gnuplot_literal(caption) + "}");
     for (const auto& file : write_figure(layout, series, figure_title, plots_dir, out)) {
       fmt::print("wrote {}\n", file);
     }
   }
   return incomplete;
+}
+
+// A value as a folder name: characters a path or a Markdown link would misread (':' starts a URL
+// scheme, '/' a folder) become '-'.
+std::string folder_name(const std::string& value) {
+  std::string name = value;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-' && c != '=') c = '-';
+  }
+  return name;
 }
 
 // The runs of each value of `parameter`, in the order the plan first meets them.
@@ -183,7 +196,7 @@ Command report_command(CLI::App& app) {
               // One report per value, each in its own folder (out/<value>/), as if the spec had only those runs.
               for (const auto& [value, runs] : split_runs(sweep.runs, sweep.spec.report_split)) {
                 incomplete += write_report(sweep.spec, runs, store, papers, options->profile, *plots_dir,
-                                           (fs::path(out) / value).string(),
+                                           (fs::path(out) / folder_name(value)).string(),
                                            fmt::format("{}={}", sweep.spec.report_split, value));
               }
             }
