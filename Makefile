@@ -207,7 +207,10 @@ reproduce-table-%: program profile-deps
 	$(CAPABOOST) report $$specs --profile $(PROFILE) --results $(RESULTS)
 
 # The committed copy a reader sees without running anything: a spec's report rendered from its recorded
-# runs into results/<profile>/<spec>/, with a README saying how and from which runs.
+# runs into results/<profile>/<spec>/, with a README saying how and from which runs, and run_keys.txt,
+# the keys of those runs: tests/harness/curated_outputs_test.cpp fails when the current code would plan
+# other keys (a default, a recipe or the code version changed), so a committed table never silently
+# predates the code that claims it.
 # $(call curate,SPEC,COMMANDS THAT MAKE IT) — a shell fragment.
 define curate
 out=$(RESULTS)/$(PROFILE)/$$(basename $(1) .yaml); \
@@ -215,7 +218,8 @@ $(CAPABOOST) report $(1) --profile $(PROFILE) --results $(RESULTS) --out $$out &
 { echo "# $$(basename $(1) .yaml), profile $(PROFILE)"; echo; \
   echo "Rendered $$(date -u +%F) at commit $$(git rev-parse --short HEAD 2>/dev/null || echo unknown) by"; \
   echo "\`$(2)\`."; echo; \
-  echo '```'; $(CAPABOOST) status $(1) --profile $(PROFILE) --results $(RESULTS); echo '```'; } > $$out/README.md
+  echo '```'; $(CAPABOOST) status $(1) --profile $(PROFILE) --results $(RESULTS); echo '```'; } > $$out/README.md && \
+$(CAPABOOST) plan $(1) --profile $(PROFILE) --results $(RESULTS) | awk 'length($$1) == 12 && $$1 ~ /^[0-9a-f]+$$/ {print $$1}' | sort > $$out/run_keys.txt
 endef
 
 curate-table-%: program
