@@ -3,7 +3,8 @@
 // ("site-<out>x<in>"), draws the target from the run seed (`target`: a spectrum of
 // measure/weight_update_fit.h) or reads a real one ("updates:NAME:SITE_SUFFIX": one site's ΔW of a
 // fine-tuning run that saved its updates, measures/weight_updates_file.h; its shape replaces the
-// model's), scales it to ‖ΔW*‖_F = √out, attaches `method` and fits its factors to ΔW* with Adam
+// model's; "outputs:NAME:SITE_SUFFIX" measures every error as the output error ‖(ΔW − ΔW*)x‖ over the
+// site's recorded inputs x instead), scales it to ‖ΔW*‖_F = √out, attaches `method` and fits its factors to ΔW* with Adam
 // (`restarts` fresh initialisations, `fit_steps` steps each), or, with `solver: svd`, takes the
 // truncated SVD at the method's rank (plain LoRA only): the Eckart–Young optimum that bounds every
 // rank-r fit.
@@ -34,6 +35,7 @@
 #include "measures/weight_updates_file.h"
 #include "peft/method_registry.h"
 #include "sites/site_registry.h"
+#include "util/setup_error.h"
 #include "util/sha256.h"
 
 namespace capaboost::harness {
@@ -47,45 +49,76 @@ SiteTunerImpl& site_tuner(torch::nn::Module& model, const std::string& method) {
   return *sites.front().second->tuner();
 }
 
-// "updates:NAME:SITE_SUFFIX" → {NAME, SITE_SUFFIX}; nullopt for a spectrum name.
-std::optional<std::pair<std::string, std::string>> updates_target(const std::string& target) {
-  const std::string prefix = "updates:";
-  if (target.rfind(prefix, 0) != 0) return std::nullopt;
-  const auto colon = target.find(':', prefix.size());
-  if (colon == std::string::npos || colon == prefix.size() || colon + 1 == target.size()) return std::nullopt;
-  return std::make_pair(target.substr(prefix.size(), colon - prefix.size()), target.substr(colon + 1));
+// A real target: "updates:NAME:SITE_SUFFIX" (the weights' norm) or "outputs:NAME:SITE_SUFFIX" (the
+// output error on the site's recorded inputs).
+struct RealTarget {
+  std::string name, site_suffix;
+  bool on_outputs = false;
+};
+
+std::optional<RealTarget> real_target(const std::string& target) {
+  for (const std::string prefix : {"updates:", "outputs:"}) {
+    if (target.rfind(prefix, 0) != 0) continue;
+    const auto colon = target.find(':', prefix.size());
+    if (colon == std::string::npos || colon == prefix.size() || colon + 1 == target.size()) return std::nullopt;
+    return RealTarget{target.substr(prefix.size(), colon - prefix.size()), target.substr(colon + 1), prefix == "outputs:"};
+  }
+  return std::nullopt;
 }
 
-// The target ΔW* (out, in), scaled to ‖ΔW*‖_F = √out, and what it is, for the record's details.
-std::pair<torch::Tensor, nlohmann::json> load_target(const Parameters& config, int64_t seed) {
+// What a run fits: ΔW* (out, in), scaled to ‖ΔW*‖_F = √out; the weighting M (in, in) of an output-error
+// target (undefined otherwise); and what it is, for the record's details.
+struct Target {
+  torch::Tensor delta, weighting;
+  nlohmann::json source;
+};
+
+Target load_target(const Parameters& config, int64_t seed) {
   const std::string target = config.get<std::string>("target");
-  if (const auto updates = updates_target(target)) {
-    const SiteUpdate update = load_site_update(updates->first, updates->second);
+  if (const auto real = real_target(target)) {
+    const SiteUpdate update = load_site_update(real->name, real->site_suffix);
     const double norm = update.delta.to(torch::kFloat64).norm().item<double>();
     TORCH_CHECK(norm > 0, update.path, ": the update of site '", update.site, "' is zero (a frozen weight?)");
     nlohmann::json source = {{"file", update.path}, {"sha256", sha256_file_hex(update.path)}, {"site", update.site},
-                             {"frobenius_norm", norm}};
+                             {"frobenius_norm", norm}, {"error", real->on_outputs ? "outputs" : "weights"}};
     if (const auto it = update.metadata.find("config"); it != update.metadata.end()) {
       source["finetune_config"] = nlohmann::json::parse(it->second);
     }
-    return {update.delta * (std::sqrt(static_cast<double>(update.delta.size(0))) / norm), source};
+    torch::Tensor weighting;
+    if (real->on_outputs) {
+      if (!update.inputs.defined()) {
+        throw SetupError(fmt::format("{}: no recorded inputs of site '{}' (saved before inputs were kept): make "
+                                     "them again with `capaboost run experiments/capacity_targets.yaml --force`",
+                                     update.path, update.site));
+      }
+      weighting = input_weighting(update.inputs);
+      source["input_rows"] = update.inputs.size(0);
+    }
+    return {update.delta * (std::sqrt(static_cast<double>(update.delta.size(0))) / norm), weighting, source};
   }
   const auto [out, in] = *site_shape(config.get<std::string>("model"));
   return {synthetic_update(SyntheticUpdateOptions(out, in, parse_spectrum(target))
                                .rank(config.get<int64_t>("target_rank"))
                                .exponent(config.get<double>("target_exponent")),
                            static_cast<uint64_t>(seed)),
+          torch::Tensor(),
           {{"spectrum", target}}};
 }
 
 MeasureResult measure_capacity(const Parameters& config, const RunContext&) {
   const auto start = std::chrono::steady_clock::now();
   const int64_t seed = config.get<int64_t>("seed");
-  const auto [target, target_source] = load_target(config, seed);  // (out, in)
+  const Target loaded = load_target(config, seed);
+  const torch::Tensor& target = loaded.delta;  // (out, in)
   const int64_t out = target.size(0), in = target.size(1);
   // A real update brings its own shape; a synthetic one takes the model's.
   const std::string model_name = fmt::format("site-{}x{}", out, in);
-  const auto sigma = torch::linalg_svdvals(target.to(torch::kFloat64));  // (min(out, in)) descending
+  // Errors are measured on ΔW* M: M = I (the weights) or the inputs' weighting (the outputs), and so is
+  // the Eckart–Young floor: the best rank-k ΔW projects ΔW* onto the leading left singular vectors of ΔW* M.
+  const auto weighted = loaded.weighting.defined()
+                            ? torch::mm(target.to(torch::kFloat64), loaded.weighting.to(torch::kFloat64))
+                            : target.to(torch::kFloat64);  // (out, in)
+  const auto sigma = torch::linalg_svdvals(weighted);  // (min(out, in)) descending
   const MethodSpec& method = find_method(config.get<std::string>("method"));
   const std::string solver = config.get<std::string>("solver");
   const int64_t restarts = solver == "svd" ? 1 : config.get<int64_t>("restarts");
@@ -109,15 +142,20 @@ MeasureResult measure_capacity(const Parameters& config, const RunContext&) {
                   "the capacity measure: solver svd is the Eckart–Young optimum of plain LoRA; give it method lora "
                   "with branches 1 and mask none (got method ", method.name, ")");
       const int64_t rank = config.get<int64_t>("rank");
-      auto [u, s, vh] = torch::linalg_svd(target.to(torch::kFloat64), /*full_matrices=*/false);
-      const int64_t k = std::min<int64_t>(rank, s.size(0));
-      fit.delta = torch::mm(u.narrow(1, 0, k) * s.narrow(0, 0, k).unsqueeze(0), vh.narrow(0, 0, k));  // (out, in)
-      fit.residual = fit.train_residual = (fit.delta - target.to(torch::kFloat64)).norm().item<double>() /
-                                          target.to(torch::kFloat64).norm().item<double>();
+      auto [u, s, vh] = torch::linalg_svd(weighted, /*full_matrices=*/false);
+      const auto leading = u.narrow(1, 0, std::min<int64_t>(rank, s.size(0)));  // (out, k)
+      fit.delta = torch::mm(leading, torch::mm(leading.t(), target.to(torch::kFloat64)));  // (out, in)
+      const auto error = loaded.weighting.defined()
+                             ? torch::mm(fit.delta, loaded.weighting.to(torch::kFloat64)) - weighted
+                             : fit.delta - weighted;
+      fit.residual = fit.train_residual = error.norm().item<double>() / weighted.norm().item<double>();
       fit.converged = true;
     } else {
       fit = fit_weight_update(tuner, target,
-                              WeightUpdateFitOptions().steps(config.get<int64_t>("fit_steps")).lr(config.get<double>("fit_lr")));
+                              WeightUpdateFitOptions()
+                                  .steps(config.get<int64_t>("fit_steps"))
+                                  .lr(config.get<double>("fit_lr"))
+                                  .weighting(loaded.weighting));
     }
     fits.push_back({{"residual", fit.residual}, {"train_residual", fit.train_residual}, {"converged", fit.converged},
                     {"trace", fit.trace}});
@@ -146,7 +184,7 @@ MeasureResult measure_capacity(const Parameters& config, const RunContext&) {
                     {"converged", static_cast<double>(converged) / static_cast<double>(restarts)},
                     {"fit_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}};
   result.details["restarts"] = fits;
-  result.details["target"] = target_source;
+  result.details["target"] = loaded.source;
   const int64_t shown = std::min<int64_t>(64, sigma.size(0));
   result.details["target_singular_values"] =
       std::vector<double>(sigma.data_ptr<double>(), sigma.data_ptr<double>() + shown);
@@ -159,13 +197,15 @@ ParameterList capacity_parameters() {
       method_parameter(),
       ParameterDef::text("target",
                          "ΔW*: a synthetic spectrum (flat, power_law, low_rank; drawn from the run seed, shaped as "
-                         "model), or updates:NAME:SITE_SUFFIX, one site of a saved fine-tuning update")
+                         "model), or one site of a saved fine-tuning update, fitted in the weights' norm "
+                         "(updates:NAME:SITE_SUFFIX) or on the site's recorded inputs (outputs:NAME:SITE_SUFFIX)")
           .defaults_to("power_law")
           .checked_by([](const nlohmann::json& value, const nlohmann::json&) -> std::string {
             const auto target = value.get<std::string>();
             const auto names = spectrum_names();
-            if (std::find(names.begin(), names.end(), target) != names.end() || updates_target(target)) return "";
-            return "target '" + target + "' is neither flat, power_law, low_rank nor updates:NAME:SITE_SUFFIX";
+            if (std::find(names.begin(), names.end(), target) != names.end() || real_target(target)) return "";
+            return "target '" + target + "' is neither flat, power_law, low_rank, updates:NAME:SITE_SUFFIX nor "
+                   "outputs:NAME:SITE_SUFFIX";
           }),
       ParameterDef::integer("target_rank", "nonzero singular values of a low_rank target").defaults_to(16).at_least(1).at_most(65536),
       ParameterDef::number("target_exponent", "decay exponent of a power_law target: σ_i = i^-exponent")

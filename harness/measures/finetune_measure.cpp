@@ -182,6 +182,9 @@ MeasureResult finetune_result(const Parameters& config, const RunContext& contex
   return measured;
 }
 
+// Input rows kept per site with `weight_updates` (1,024 × 384 floats: 1.5 MiB a site on minilm).
+constexpr int64_t kRecordedInputRows = 1024;
+
 MeasureResult measure_finetune(const Parameters& config, const RunContext& context) {
   const TaskSpec& task = find_task(config.get<std::string>("task"));
   const MethodSpec& method = find_method(config.get<std::string>("method"));
@@ -194,12 +197,16 @@ MeasureResult measure_finetune(const Parameters& config, const RunContext& conte
   const TrainingHooksPtr hooks = method.training_hooks ? method.training_hooks(*backbone.model, config) : nullptr;
   const std::string updates_name = config.get<std::string>("weight_updates");
   const auto before = updates_name.empty() ? std::map<std::string, torch::Tensor>{} : snapshot_site_weights(*backbone.model);
+  // What each site receives from the pre-trained model on held-out examples: the inputs a PEFT module
+  // on it would see, for the capacity measure's output error.
+  const auto inputs = updates_name.empty() ? std::map<std::string, torch::Tensor>{}
+                                           : record_site_inputs(*backbone.model, *prepared.data.eval, kRecordedInputRows);
   const TrainResult result =
       train_model(*backbone.model, prepared.data,
                   trainer_options(config, context, label).keep_best_state(!context.tuned_state_path.empty()), hooks.get());
   MeasureResult measured = finetune_result(config, context, result, *backbone.model, backbone, prepared, sites);
   if (!updates_name.empty()) {
-    const std::string path = save_weight_updates(updates_name, *backbone.model, before,
+    const std::string path = save_weight_updates(updates_name, *backbone.model, before, inputs,
                                                  {{"config", config.json().dump()}, {"epochs_trained", std::to_string(config.get<int64_t>("epochs"))}});
     measured.details["weight_updates"] = {{"file", path}, {"sha256", sha256_file_hex(path)}};
   }

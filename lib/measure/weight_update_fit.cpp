@@ -96,6 +96,14 @@ double truncation_rank_for(const torch::Tensor& singular_values, double residual
   return static_cast<double>(n);
 }
 
+torch::Tensor input_weighting(const torch::Tensor& inputs) {
+  TORCH_CHECK(inputs.dim() == 2 && inputs.size(0) > 0, "input_weighting: inputs must be (rows, in), got ", inputs.sizes());
+  const auto x = inputs.to(torch::kFloat64);
+  const auto gram = torch::mm(x.t(), x) / static_cast<double>(x.size(0));  // (in, in), symmetric PSD
+  auto [values, vectors] = torch::linalg_eigh(gram);
+  return (vectors * values.clamp_min(0).sqrt().unsqueeze(0)).to(torch::kFloat32);  // (in, in)
+}
+
 // A squared relative residual below this is an exact fit (residual < 1e-5) for float32 factors.
 constexpr double kExactLoss = 1e-10;
 
@@ -107,7 +115,15 @@ WeightUpdateFit fit_weight_update(SiteTunerImpl& tuner, const torch::Tensor& tar
   TORCH_CHECK(options.steps() >= 1, "fit_weight_update: steps must be >= 1, got ", options.steps());
   const int64_t out = target.size(0), in = target.size(1);
   const auto goal = target.to(torch::kFloat32);
-  const double goal_norm = goal.to(torch::kFloat64).norm().item<double>();
+  // Every error is read through `weigh`: the weights themselves, or their outputs on the recorded inputs.
+  const torch::Tensor weighting = options.weighting();
+  TORCH_CHECK(!weighting.defined() || (weighting.dim() == 2 && weighting.size(0) == target.size(1)),
+              "fit_weight_update: the weighting must be (in = ", target.size(1), ", k)");
+  const auto weigh = [&](const torch::Tensor& matrix) {  // (out, in) → (out, in) or (out, k)
+    return weighting.defined() ? torch::mm(matrix, weighting.to(matrix.scalar_type())) : matrix;
+  };
+  const auto weighted_goal = weigh(goal);
+  const double goal_norm = weighted_goal.to(torch::kFloat64).norm().item<double>();
   TORCH_CHECK(goal_norm > 0, "fit_weight_update: the target is zero; its relative residual is undefined");
 
   std::vector<torch::Tensor> parameters;
@@ -131,7 +147,7 @@ WeightUpdateFit fit_weight_update(SiteTunerImpl& tuner, const torch::Tensor& tar
     const double lr = 0.5 * options.lr() * (1 + std::cos(pi * step / static_cast<double>(options.steps())));
     for (auto& group : adam.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
     adam.zero_grad();
-    auto loss = (training_delta(tuner, identity, zeros) - goal).square().sum() / (goal_norm * goal_norm);
+    auto loss = (weigh(training_delta(tuner, identity, zeros)) - weighted_goal).square().sum() / (goal_norm * goal_norm);
     loss.backward();
     adam.step();
     loss_value = loss.item<double>();
@@ -141,11 +157,11 @@ WeightUpdateFit fit_weight_update(SiteTunerImpl& tuner, const torch::Tensor& tar
   // loss_value is the loss before the last step's update; the residuals below are after it.
   tuner.eval();
   fit.delta = *tuner.delta_weight();  // (out, in) float64
-  fit.residual = (fit.delta - goal.to(torch::kFloat64)).norm().item<double>() / goal_norm;
+  fit.residual = weigh(fit.delta - goal.to(torch::kFloat64)).norm().item<double>() / goal_norm;
   {
     torch::NoGradGuard no_grad;
     tuner.train();
-    fit.train_residual = (training_delta(tuner, identity, zeros) - goal).norm().item<double>() / goal_norm;
+    fit.train_residual = weigh(training_delta(tuner, identity, zeros) - goal).norm().item<double>() / goal_norm;
     tuner.eval();
   }
   // A loss still falling by orders of magnitude towards an exact fit has converged all the same.

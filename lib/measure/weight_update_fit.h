@@ -56,8 +56,15 @@ double truncation_residual(const torch::Tensor& singular_values, int64_t k);
 /// k·(out + in) parameters to reach that residual.
 double truncation_rank_for(const torch::Tensor& singular_values, double residual);
 
+/// M (in, in) with M Mᵀ = XᵀX / rows for inputs X (rows, in): ‖(ΔW − ΔW*) M‖_F² is the mean squared
+/// output error ‖(ΔW − ΔW*) x‖² over the rows x of X. Float32.
+torch::Tensor input_weighting(const torch::Tensor& inputs);
+
 struct WeightUpdateFitOptions {
   TORCH_ARG(int64_t, steps) = 1000;
+  /// When defined, M (in, k): the fit minimises and reports the output error ‖(ΔW − ΔW*) M‖_F /
+  /// ‖ΔW* M‖_F (input_weighting of real activations) instead of the weights' own norm.
+  TORCH_ARG(torch::Tensor, weighting) = torch::Tensor();
   /// Adam's peak learning rate, decayed to 0 on a cosine.
   TORCH_ARG(double, lr) = 5e-3;
   /// Loss values kept for the trace (evenly spaced, the last step included).
@@ -68,7 +75,7 @@ struct WeightUpdateFitOptions {
 };
 
 struct WeightUpdateFit {
-  /// ‖ΔW_eval − ΔW*‖_F / ‖ΔW*‖_F with the tuner in eval mode (what the method deploys; for the dropout
+  /// ‖ΔW_eval − ΔW*‖_F / ‖ΔW*‖_F (with a weighting M: ‖(ΔW_eval − ΔW*) M‖_F / ‖ΔW* M‖_F) with the tuner in eval mode (what the method deploys; for the dropout
   /// mask kind that is its expectation, not the last training mask).
   double residual = 0;
   /// The training-mode relative residual of the last step (equal to `residual` but for dropout masks).

@@ -123,6 +123,41 @@ TEST_CASE("CapaBoost d=2 reaches what its structure can represent, and only that
   CHECK(fit(on_power, power).residual >= svd_floor(power, 8) - 1e-6);
 }
 
+TEST_CASE("the output error weighs the update by the inputs' second moments", "[capacity]") {
+  torch::manual_seed(13);
+  // Inputs with a strongly anisotropic covariance: most of their energy in 4 directions.
+  const auto basis = torch::randn({kWidth, kWidth});
+  auto scales = torch::full({kWidth}, 0.05);
+  scales.narrow(0, 0, 4).fill_(3.0);
+  const auto inputs = torch::mm(torch::randn({512, kWidth}) * scales, basis);  // (512, 64)
+  const auto weighting = input_weighting(inputs);                               // (64, 64)
+  // M Mᵀ = XᵀX / rows, so ‖E M‖² is the mean squared output error ‖E x‖² over the rows.
+  CHECK(torch::allclose(torch::mm(weighting, weighting.t()), torch::mm(inputs.t(), inputs) / 512.0, 1e-3, 1e-2));
+  const auto error = torch::randn({kWidth, kWidth});
+  CHECK(torch::mm(error, weighting).square().sum().item<double>() ==
+        Approx(torch::mm(inputs, error.t()).square().sum().item<double>() / 512.0).epsilon(1e-3));
+
+  // A full-rank target: in the weights' norm LoRA r=4 keeps most of the flat residual, on these inputs
+  // it reaches the floor of ΔW* M, which the four strong input directions make small.
+  const auto target = synthetic_update({kWidth, kWidth, Spectrum::kFlat}, 6);
+  auto lora = make_lora(4, 1);
+  const auto on_outputs = fit_weight_update(*lora, target, WeightUpdateFitOptions().steps(1500).lr(1e-2).weighting(weighting));
+  const double floor = truncation_residual(torch::linalg_svdvals(torch::mm(target, weighting).to(torch::kFloat64)), 4);
+  CHECK(on_outputs.residual == Approx(floor).epsilon(1e-2));
+  CHECK(on_outputs.residual < 0.3);
+  CHECK(svd_floor(target, 4) > 0.9);
+  // The identity weighting is the weights' own norm.
+  torch::manual_seed(14);
+  auto plain = make_lora(4, 1);
+  torch::manual_seed(14);
+  auto identity = make_lora(4, 1);
+  const double unweighted = fit(plain, target).residual;
+  const double weighted = fit_weight_update(*identity, target,
+                                            WeightUpdateFitOptions().steps(1500).lr(1e-2).weighting(torch::eye(kWidth)))
+                              .residual;
+  CHECK(weighted == Approx(unweighted).epsilon(1e-4));
+}
+
 TEST_CASE("fitting refuses what has no weight update to fit", "[capacity]") {
   auto lora = make_lora(2, 1);
   CHECK_THROWS_WITH(fit_weight_update(*lora, torch::zeros({kWidth, kWidth})), Catch::Contains("target is zero"));
