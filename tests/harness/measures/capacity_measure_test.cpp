@@ -1,15 +1,13 @@
 #include <catch2/catch.hpp>
 
 #include "measures/measure_registry.h"
+#include "support/run_measure.h"
 
 using namespace capaboost;
 using namespace capaboost::harness;
 
 namespace {
-MeasureResult run_capacity(nlohmann::json given) {
-  const MeasureSpec& measure = find_measure("capacity");
-  return measure.run(resolve_or_throw(run_parameters(measure), given, "capacity measure test"), RunContext{});
-}
+MeasureResult run_capacity(const nlohmann::json& given) { return capaboost::testing::run_measure("capacity", given); }
 
 nlohmann::json base(int64_t rank) {
   return {{"model", "site-64x48"}, {"method", "lora"}, {"targets", {"site"}}, {"rank", rank},

@@ -1,15 +1,13 @@
 #include <catch2/catch.hpp>
 
 #include "measures/measure_registry.h"
+#include "support/run_measure.h"
 
 using namespace capaboost;
 using namespace capaboost::harness;
 
 namespace {
-MeasureResult run_rank(nlohmann::json given) {
-  const MeasureSpec& measure = find_measure("rank");
-  return measure.run(resolve_or_throw(run_parameters(measure), given, "rank measure test"), RunContext{});
-}
+MeasureResult run_rank(const nlohmann::json& given) { return capaboost::testing::run_measure("rank", given); }
 }  // namespace
 
 TEST_CASE("the rank measure reproduces Table 1's ranks and #Param factors on a 768x768 site", "[rank][measure]") {
