@@ -24,6 +24,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <map>
 #include <optional>
 
 #include "measure/numerical_rank.h"
@@ -66,6 +68,16 @@ std::optional<RealTarget> real_target(const std::string& target) {
   return std::nullopt;
 }
 
+// The SHA-256 of an updates file (~120 MB for minilm), computed once per process and file version: a
+// worker fits many runs to the sites of one file.
+const std::string& updates_digest(const std::string& path) {
+  static std::map<std::string, std::pair<std::filesystem::file_time_type, std::string>> digests;
+  const auto written = std::filesystem::last_write_time(path);
+  auto& entry = digests[path];
+  if (entry.second.empty() || entry.first != written) entry = {written, sha256_file_hex(path)};
+  return entry.second;
+}
+
 // What a run fits: ΔW* (out, in), scaled to ‖ΔW*‖_F = √out; the weighting M (in, in) of an output-error
 // target (undefined otherwise); and what it is, for the record's details.
 struct Target {
@@ -79,7 +91,7 @@ Target load_target(const Parameters& config, int64_t seed) {
     const SiteUpdate update = load_site_update(real->name, real->site_suffix);
     const double norm = update.delta.to(torch::kFloat64).norm().item<double>();
     TORCH_CHECK(norm > 0, update.path, ": the update of site '", update.site, "' is zero (a frozen weight?)");
-    nlohmann::json source = {{"file", update.path}, {"sha256", sha256_file_hex(update.path)}, {"site", update.site},
+    nlohmann::json source = {{"file", update.path}, {"sha256", updates_digest(update.path)}, {"site", update.site},
                              {"frobenius_norm", norm}, {"error", real->on_outputs ? "outputs" : "weights"}};
     if (const auto it = update.metadata.find("config"); it != update.metadata.end()) {
       source["finetune_config"] = nlohmann::json::parse(it->second);

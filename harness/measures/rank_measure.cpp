@@ -7,7 +7,6 @@
 // params_effective.
 // Details: per site the rank, tolerance, effective rank and leading singular values.
 
-#include <fmt/format.h>
 #include <torch/torch.h>
 
 #include "measure/numerical_rank.h"

@@ -82,17 +82,22 @@ TEST_CASE("a VTAB-1k task without its folder names the folder and the download s
   }
 }
 
+namespace {
+// A NOAH-layout VTAB-1k folder: one grey `size`×`size` image a.png, its 1,000 train800val200 rows
+// cycling through `classes` labels, and `test_lines` as test.txt.
+void write_vtab_folder(const std::filesystem::path& folder, int64_t size, int classes, const std::string& test_lines) {
+  std::filesystem::create_directories(folder);
+  write_png_file((folder / "a.png").string(), torch::full({size, size, 3}, 90, torch::kUInt8));
+  std::string lines;
+  for (int i = 0; i < 1000; ++i) lines += "a.png " + std::to_string(i % classes) + "\n";
+  std::ofstream((folder / "train800val200.txt").string()) << lines;
+  std::ofstream((folder / "test.txt").string()) << test_lines;
+}
+}  // namespace
+
 TEST_CASE("a VTAB-1k task reads a NOAH-layout folder under the data root", "[tasks][image]") {
   capaboost::testing::TempDir root;
-  const auto folder = root.path() / "vtab-1k" / "eurosat";
-  std::filesystem::create_directories(folder);
-  write_png_file((folder / "a.png").string(), torch::full({64, 64, 3}, 90, torch::kUInt8));
-  std::ofstream((folder / "train800val200.txt").string()) << [] {
-    std::string lines;
-    for (int i = 0; i < 1000; ++i) lines += "a.png " + std::to_string(i % 10) + "\n";
-    return lines;
-  }();
-  std::ofstream((folder / "test.txt").string()) << "a.png 3\na.png 4\n";
+  write_vtab_folder(root.path() / "vtab-1k" / "eurosat", 64, 10, "a.png 3\na.png 4\n");
   const TaskSpec& task = find_task("Eurosat");
   task.require_data(config_of(task, {}), root.path().string());
   InputProcessor rgb_32;
@@ -109,15 +114,7 @@ TEST_CASE("a VTAB-1k task reads a NOAH-layout folder under the data root", "[tas
 TEST_CASE("image_normalization imagenet normalises with ImageNet's statistics, as the paper's appendix says",
           "[tasks][image]") {
   capaboost::testing::TempDir root;
-  const auto folder = root.path() / "vtab-1k" / "dtd";
-  std::filesystem::create_directories(folder);
-  write_png_file((folder / "a.png").string(), torch::full({32, 32, 3}, 90, torch::kUInt8));
-  std::ofstream((folder / "train800val200.txt").string()) << [] {
-    std::string lines;
-    for (int i = 0; i < 1000; ++i) lines += "a.png " + std::to_string(i % 47) + "\n";
-    return lines;
-  }();
-  std::ofstream((folder / "test.txt").string()) << "a.png 3\n";
+  write_vtab_folder(root.path() / "vtab-1k" / "dtd", 32, 47, "a.png 3\n");
   const TaskSpec& task = find_task("DTD");
   // The default keeps the backbone's own statistics (and stays out of run keys: recorded runs used them).
   const auto normalization = std::find_if(task.parameters.begin(), task.parameters.end(),
