@@ -35,6 +35,11 @@ void BM_Bf16GemmRobertaShape(benchmark::State& state) {
 }
 BENCHMARK(BM_Bf16GemmRobertaShape)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The MiniLM step's feed-forward product (bench/minilm_step_bench.cpp: 32 × 64 tokens, 384 → 1536), the
+// reference rate for that step's products: two thirds of its linear FLOPs run at this shape or its transpose.
+void BM_SgemmMiniLmShape(benchmark::State& state) { gemm_loop(state, torch::kFloat, 2048, 384, 1536); }
+BENCHMARK(BM_SgemmMiniLmShape)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // The mini encoder's query/key/value/output product for one batch of a fine-tuning run (32 sentences of
 // ~30 tokens: 960 rows of width 128), and the same for a pack of 8 and 16 runs (rows × k).
 void BM_SgemmMiniShape(benchmark::State& state) { gemm_loop(state, torch::kFloat, state.range(0), 128, 128); }

@@ -65,6 +65,11 @@ ParameterList finetune_parameters() {
           .defaults_to(runtime::to_string(trainer.precision()))
           .one_of(runtime::precision_names)
           .unkeyed_at_default(),
+      // Added after every run so far was recorded in the seeded order without grouping: off stays out of keys.
+      ParameterDef::boolean("group_by_length",
+                            "batches of similar lengths, Hugging Face's group_by_length (less padding; order still seeded)")
+          .defaults_to(trainer.group_by_length())
+          .unkeyed_at_default(),
       // Where the capacity measure finds real targets (measures/weight_updates_file.h).
       ParameterDef::text("weight_updates",
                          "save every linear site's ΔW after the last epoch as <cache>/updates/<name>.safetensors ('': none)")
@@ -83,6 +88,7 @@ TrainerOptions trainer_options(const Parameters& config, const RunContext& conte
       .lr_decay(parse_lr_decay(config.get<std::string>("lr_schedule")))
       .grad_clip(config.get<double>("grad_clip"))
       .precision(runtime::parse_precision(config.get<std::string>("precision")))
+      .group_by_length(config.get<bool>("group_by_length"))
       .seed(config.get<uint64_t>("seed"))
       .interactive(context.interactive)
       .label(label);

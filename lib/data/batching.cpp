@@ -32,4 +32,27 @@ std::vector<std::vector<int64_t>> make_batches(const std::vector<int64_t>& order
   return batches;
 }
 
+std::vector<std::vector<int64_t>> length_grouped_batches(const std::vector<int64_t>& order,
+                                                         const std::vector<int64_t>& lengths, int64_t batch_size) {
+  TORCH_CHECK(batch_size > 0, "batch size must be positive, got ", batch_size);
+  const auto length_of = [&](int64_t index) {
+    TORCH_CHECK(index >= 0 && index < static_cast<int64_t>(lengths.size()), "length_grouped_batches: index ", index,
+                " has no length (", lengths.size(), " lengths)");
+    return lengths[static_cast<size_t>(index)];
+  };
+  // The mega-batch factor is transformers' default (get_length_grouped_indices, mega_batch_mult=50).
+  const int64_t megabatch = 50 * batch_size;
+  std::vector<int64_t> grouped = order;
+  const auto n = static_cast<int64_t>(grouped.size());
+  int64_t longest_megabatch = 0, longest = -1;
+  for (int64_t begin = 0; begin < n; begin += megabatch) {
+    const auto first = grouped.begin() + begin, last = grouped.begin() + std::min(n, begin + megabatch);
+    // Stable, as Python's sorted(): equal lengths keep the seeded order.
+    std::stable_sort(first, last, [&](int64_t a, int64_t b) { return length_of(a) > length_of(b); });
+    if (length_of(*first) > longest) longest = length_of(*first), longest_megabatch = begin;
+  }
+  if (n > 0) std::swap(grouped[0], grouped[static_cast<size_t>(longest_megabatch)]);
+  return make_batches(grouped, batch_size);
+}
+
 }  // namespace capaboost

@@ -17,6 +17,16 @@ std::vector<int64_t> epoch_order(int64_t n, uint64_t seed, int64_t epoch);
 std::vector<std::vector<int64_t>> make_batches(const std::vector<int64_t>& order, int64_t batch_size,
                                                bool drop_last = false);
 
+/// Hugging Face's `group_by_length` (trainer_pt_utils.get_length_grouped_indices), then consecutive
+/// batches: `order` is cut into mega-batches of 50 × batch_size, each sorted by length, longest first
+/// (ties keep their order in `order`), and the first example of the mega-batch holding the longest
+/// example overall swaps places with the very first one, so the largest batch comes first. Batches
+/// hold examples of similar lengths and pad less; the order stays seeded through `order`. With fewer
+/// than 50 batches in an epoch the whole epoch is one mega-batch: its batches run from the longest
+/// examples to the shortest. lengths[i] is example i's length; every index of `order` must have one.
+std::vector<std::vector<int64_t>> length_grouped_batches(const std::vector<int64_t>& order,
+                                                         const std::vector<int64_t>& lengths, int64_t batch_size);
+
 /// How many batches make_batches gives for n indices (optimizer steps per epoch, for LR schedules).
 int64_t batch_count(int64_t n, int64_t batch_size, bool drop_last = false);
 

@@ -32,6 +32,7 @@ void check_packable(const std::vector<TrainerOptions>& options) {
                       o.warmup_ratio() == first.warmup_ratio() && o.lr_decay() == first.lr_decay() &&
                       o.grad_clip() == first.grad_clip() &&
                       o.precision() == first.precision() && o.seed() == first.seed() && o.padding() == first.padding() &&
+                      o.group_by_length() == first.group_by_length() &&
                       o.measure_ranks() == first.measure_ranks() && o.keep_best_state() == first.keep_best_state();
     TORCH_CHECK(same, "train_pack: run ", i, "'s trainer options differ from run 0's in more than lr and label; "
                 "packed runs share seed, epochs, batch sizes, schedule shape, clipping and precision");
@@ -131,7 +132,7 @@ std::vector<TrainResult> train_pack(PackedSequenceClassifier& pack, const Traini
       run.loss_sum = 0;
     }
     int64_t batches = 0, epoch_tokens = 0;
-    for (const auto& indices : make_batches(epoch_order(data.train->size(), shared.seed(), epoch), shared.batch_size())) {
+    for (const auto& indices : training_batches(*data.train, shared, epoch)) {
       profiler.before_step(pack_steps++);
       const Batch batch = data.train->collate(indices, shared.padding());
       for (size_t i = 0; i < runs.size(); ++i) {

@@ -30,6 +30,9 @@ class SquadSplit : public TrainingSplit {
   /// to max_length; start_positions and end_positions (B) int64.
   Batch collate(const std::vector<int64_t>& indices, BatchPadding padding = BatchPadding::kLongest) const override;
   int64_t size() const override { return static_cast<int64_t>(features_.size()); }
+  int64_t length(int64_t index) const override {
+    return static_cast<int64_t>(features_.at(static_cast<size_t>(index)).input_ids.size());
+  }
   /// Metrics (fractions, as the official scripts' percentages / 100): exact_match and f1 (v2.0's "exact"
   /// is called exact_match too), for v2.0 also the HasAns_/NoAns_ splits and total, and the script's
   /// best-threshold numbers, which choose the threshold on this very split, as oracle_best_exact,

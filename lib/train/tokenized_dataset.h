@@ -32,6 +32,7 @@ class TokenizedDataset : public TrainingSplit {
   /// tokenizer returns token types (BERT's), and labels (B) int64 class ids or float32 scores.
   Batch collate(const std::vector<int64_t>& indices, BatchPadding padding = BatchPadding::kLongest) const override;
   int64_t size() const override { return static_cast<int64_t>(ids_.size()); }
+  int64_t length(int64_t index) const override { return static_cast<int64_t>(ids(index).size()); }
   /// Scores argmax classes (or regression scores) with the task's GLUE metrics (metrics/glue_metrics.h).
   std::unique_ptr<SplitScorer> scorer() const override;
 

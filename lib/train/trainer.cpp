@@ -56,6 +56,15 @@ Batch on_device(const Batch& batch, const torch::Device& device) {
 
 }  // namespace
 
+std::vector<std::vector<int64_t>> training_batches(const TrainingSplit& split, const TrainerOptions& options,
+                                                   int64_t epoch) {
+  auto order = epoch_order(split.size(), options.seed(), epoch);
+  if (!options.group_by_length()) return make_batches(order, options.batch_size());
+  std::vector<int64_t> lengths(static_cast<size_t>(split.size()));
+  for (int64_t i = 0; i < split.size(); ++i) lengths[static_cast<size_t>(i)] = split.length(i);
+  return length_grouped_batches(order, lengths, options.batch_size());
+}
+
 Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t batch_size,
                      runtime::Precision precision) {
   TORCH_CHECK(split.size() > 0, "evaluate_model: the evaluation split is empty");
@@ -122,7 +131,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
     metrics.epoch = epoch + 1;
     double loss_sum = 0;
     int64_t batches = 0;
-    for (const auto& indices : make_batches(epoch_order(data.train->size(), options.seed(), epoch), options.batch_size())) {
+    for (const auto& indices : training_batches(*data.train, options, epoch)) {
       profiler.before_step(result.steps);
       const Batch batch = on_device(data.train->collate(indices, options.padding()), device);
       scale_learning_rates(*optimizer, peak_rates, options.lr(), schedule.lr(result.steps));

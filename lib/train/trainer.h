@@ -43,6 +43,9 @@ struct TrainerOptions {
   /// Seeds dropout (the global torch generator) and the epoch orders (data/batching.h).
   TORCH_ARG(uint64_t, seed) = 42;
   TORCH_ARG(BatchPadding, padding) = BatchPadding::kLongest;
+  /// Batches of examples of similar lengths (Hugging Face's group_by_length; data/batching.h), still
+  /// in a seeded order: less padding. Off by default: the paper's runs shuffle without grouping.
+  TORCH_ARG(bool, group_by_length) = false;
   /// Measure the numerical rank of every tuned site's ΔW after training.
   TORCH_ARG(bool, measure_ranks) = true;
   /// Keep a copy of the tuned state (checkpoint/tuned_state.h: tuners and head) of the best epoch in
@@ -69,6 +72,11 @@ struct TrainingData {
 /// `hooks` (a method's regulariser and per-step update, e.g. AdaLoRA's) may be null.
 TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const TrainerOptions& options,
                         TrainingHooks* hooks = nullptr);
+
+/// The batches of training epoch `epoch` (0-based): the seeded epoch order cut into batches of
+/// options.batch_size(), grouped by length when options.group_by_length() says so.
+std::vector<std::vector<int64_t>> training_batches(const TrainingSplit& split, const TrainerOptions& options,
+                                                   int64_t epoch);
 
 /// The metrics of `model` on `split` (eval mode, no gradients), in batches of `batch_size`, the
 /// products in `precision`.

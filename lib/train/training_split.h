@@ -33,6 +33,10 @@ class TrainingSplit {
  public:
   virtual ~TrainingSplit() = default;
   virtual int64_t size() const = 0;
+  /// The length of example `index` in tokens, which length-grouped batching sorts by
+  /// (TrainerOptions::group_by_length). Splits of fixed-size examples (images) keep the default: all
+  /// equal, so grouping leaves their order as it is.
+  virtual int64_t length(int64_t /*index*/) const { return 0; }
   /// The examples at `indices` as one batch, padded as `padding` says.
   virtual Batch collate(const std::vector<int64_t>& indices, BatchPadding padding) const = 0;
   /// A fresh scorer for one pass over this split.

@@ -52,3 +52,47 @@ TEST_CASE("batch_count matches make_batches", "[data][batching]") {
     CHECK(static_cast<int64_t>(make_batches(order, 128, true).size()) == batch_count(n, 128, true));
   }
 }
+
+TEST_CASE("length_grouped_batches sorts mega-batches of 50 batches by length, longest first, as transformers",
+          "[data][batching]") {
+  // Batch size 1: mega-batches of 50. Example i has length i % 7, except example 110 (length 9).
+  std::vector<int64_t> order(120), lengths(120);
+  std::iota(order.begin(), order.end(), 0);
+  for (int64_t i = 0; i < 120; ++i) lengths[static_cast<size_t>(i)] = i % 7;
+  lengths[110] = 9;
+  const auto batches = length_grouped_batches(order, lengths, 1);
+  REQUIRE(batches.size() == 120);
+  // The longest example leads, swapped with what would have led (6, the first of length 6).
+  CHECK(batches[0] == std::vector<int64_t>{110});
+  CHECK(batches[100] == std::vector<int64_t>{6});
+  // Ties keep the order's order: 13 follows (6 moved away); the second mega-batch starts at 55.
+  CHECK(batches[1] == std::vector<int64_t>{13});
+  CHECK(batches[50] == std::vector<int64_t>{55});
+  for (size_t b = 51; b < 100; ++b) {
+    INFO("batch " << b);
+    CHECK(lengths[static_cast<size_t>(batches[b - 1][0])] >= lengths[static_cast<size_t>(batches[b][0])]);
+  }
+  std::vector<int64_t> all;
+  for (const auto& batch : batches) all.insert(all.end(), batch.begin(), batch.end());
+  std::sort(all.begin(), all.end());
+  CHECK(all == order);
+}
+
+TEST_CASE("length_grouped_batches leaves an order of equal lengths as make_batches cuts it", "[data][batching]") {
+  const auto order = epoch_order(333, 42, 0);
+  CHECK(length_grouped_batches(order, std::vector<int64_t>(333, 5), 16) == make_batches(order, 16));
+  // Grouping pads less: the sum over batches of (batch size × longest) falls.
+  std::vector<int64_t> lengths(333);
+  for (size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<int64_t>((i * 37) % 101) + 3;
+  const auto padded = [&](const std::vector<std::vector<int64_t>>& batches) {
+    int64_t tokens = 0;
+    for (const auto& batch : batches) {
+      int64_t longest = 0;
+      for (int64_t i : batch) longest = std::max(longest, lengths[static_cast<size_t>(i)]);
+      tokens += longest * static_cast<int64_t>(batch.size());
+    }
+    return tokens;
+  };
+  CHECK(padded(length_grouped_batches(order, lengths, 16)) < padded(make_batches(order, 16)) * 3 / 4);
+  CHECK_THROWS_WITH(length_grouped_batches({0, 400}, lengths, 16), Catch::Contains("index 400 has no length"));
+}

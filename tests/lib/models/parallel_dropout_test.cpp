@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 
 using namespace capaboost;
 
@@ -62,4 +63,47 @@ TEST_CASE("ParallelDropout module: identity in eval, fresh repeatable masks in t
   CHECK_FALSE(torch::equal(first, second));
   torch::manual_seed(11);
   CHECK(torch::equal(dropout->forward(x), first));
+}
+
+namespace {
+
+// SplitMix64 written out again from its definition (Steele, Lea, Flood 2014), independent of the kernel.
+uint64_t reference_draw(uint64_t seed, uint64_t counter) {
+  uint64_t z = seed + (counter + 1) * 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// Element i keeps iff half i%2 of draw i/2 is ≥ round(p·2³²); kept elements are x·(1/(1-p)) in x's dtype.
+torch::Tensor reference_dropout(const torch::Tensor& x, double p, uint64_t seed) {
+  const auto flat = x.reshape({-1}).to(torch::kDouble).contiguous();
+  auto kept = torch::zeros_like(flat);
+  const auto threshold = static_cast<uint64_t>(std::llround(std::ldexp(p, 32)));
+  const auto in = flat.accessor<double, 1>();
+  auto out = kept.accessor<double, 1>();
+  for (int64_t i = 0; i < flat.numel(); ++i) {
+    const uint64_t bits = reference_draw(seed, static_cast<uint64_t>(i / 2));
+    const uint64_t half = i % 2 == 0 ? (bits & 0xFFFFFFFFULL) : (bits >> 32);
+    if (half >= threshold) out[i] = in[i];
+  }
+  // The product in x's own dtype, as the kernel rounds it.
+  return (kept.to(x.scalar_type()) * torch::scalar_tensor(1.0 / (1.0 - p), x.options())).view(x.sizes());
+}
+
+}  // namespace
+
+TEST_CASE("parallel dropout's mask is SplitMix64's, element for element, in every kernel and at every tail",
+          "[dropout]") {
+  // Float tensors take the AVX-512 kernel where the CPU has it (sixteen elements per step, a scalar tail),
+  // double ones the scalar loop: sizes around multiples of 16 and across the threads' chunks.
+  for (const auto dtype : {torch::kFloat, torch::kDouble}) {
+    for (int64_t n : {1, 2, 15, 16, 17, 31, 33, 1000, 16383, 16384 * 2 + 5}) {
+      for (double p : {0.1, 0.5}) {
+        INFO("dtype " << dtype << ", n=" << n << ", p=" << p);
+        const auto x = torch::randn({n}, dtype);
+        CHECK(torch::equal(parallel_dropout(x, p, 987654321), reference_dropout(x, p, 987654321)));
+      }
+    }
+  }
 }

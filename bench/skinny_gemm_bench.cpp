@@ -1,0 +1,48 @@
+// LoRA's products are skinny: (2048 × 384) · (384 × 8) and the like, at the MiniLM step's shape
+// (bench/minilm_step_bench.cpp: 32 × 64 tokens, hidden 384, r = 8). Debian's OpenBLAS runs them at
+// 10–15 GFLOP/s on the 2-core AMD EPYC, against ~190 for the square products, so that 12 LoRA sites
+// cost ~60 ms of a ~600 ms step. impl 0: torch::mm (OpenBLAS); impl 1: oneDNN's matmul primitive
+// (runtime/onednn_matmul.h), the kernel linear_product picks for them.
+//
+// Arg shape: 0 x·Aᵀ (2048×384 · 384×8), 1 h·Bᵀ (2048×8 · 8×384), 2 Aᵀ's gradient (8×2048 · 2048×384),
+// 3 B's gradient (384×2048 · 2048×8); an adapter of bottleneck 64: 4 down, 5 up; the frozen products for
+// comparison: 6 query (2048×384 · 384×384), 7 FFN up (2048×384 · 384×1536).
+
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include <array>
+
+#include "runtime/onednn_matmul.h"
+
+namespace {
+
+constexpr std::array<std::array<int64_t, 3>, 8> kShapes{{{2048, 384, 8},
+                                                          {2048, 8, 384},
+                                                          {8, 2048, 384},
+                                                          {384, 2048, 8},
+                                                          {2048, 384, 64},
+                                                          {2048, 64, 384},
+                                                          {2048, 384, 384},
+                                                          {2048, 384, 1536}}};
+
+void BM_SkinnyProduct(benchmark::State& state) {
+  torch::NoGradGuard no_grad;
+  const auto [m, k, n] = kShapes.at(static_cast<size_t>(state.range(0)));
+  const auto a = torch::randn({m, k});
+  const auto b = torch::randn({k, n});
+  auto out = torch::empty({m, n});
+  for (auto _ : state) {
+    if (state.range(1) == 0) {
+      torch::mm_out(out, a, b);
+    } else if (!capaboost::runtime::onednn_batched_matmul(a, b, out, 1.0)) {
+      state.SkipWithError("oneDNN refused the layout");
+      return;
+    }
+    benchmark::DoNotOptimize(out.data_ptr());
+  }
+  state.counters["GFLOP"] = benchmark::Counter(2.0 * m * k * n / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_SkinnyProduct)->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7}, {0, 1}})->ArgNames({"shape", "impl"})->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+}  // namespace
