@@ -254,6 +254,16 @@ reproduce-appendix-%: program profile-deps
 curate-appendix-%: program
 	@$(call curate,experiments/$*.yaml,make reproduce-appendix-$* PROFILE=$(PROFILE) && make curate-appendix-$* PROFILE=$(PROFILE))
 
+# Checks of the suite's own choices, not artifacts of the paper (length_grouping_check, precision_check,
+# pack_check), by spec name: make reproduce-check-length_grouping_check PROFILE=cpu.
+reproduce-check-%: program profile-deps
+	@test -f experiments/$*.yaml || { echo "no spec experiments/$*.yaml"; exit 2; }
+	$(CAPABOOST) run experiments/$*.yaml --profile $(PROFILE) --results $(RESULTS) --jobs $(RUN_JOBS) && \
+	$(CAPABOOST) report experiments/$*.yaml --profile $(PROFILE) --results $(RESULTS)
+
+curate-check-%: program
+	@$(call curate,experiments/$*.yaml,make reproduce-check-$* PROFILE=$(PROFILE) && make curate-check-$* PROFILE=$(PROFILE))
+
 reproduce-theorem-1: program
 	$(CAPABOOST) run experiments/theorem1.yaml --profile $(PROFILE) --results $(RESULTS) && \
 	$(CAPABOOST) report experiments/theorem1.yaml --profile $(PROFILE) --results $(RESULTS)

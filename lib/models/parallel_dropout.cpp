@@ -4,6 +4,7 @@
 #include <ATen/Parallel.h>
 #include <ATen/record_function.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -11,30 +12,22 @@
 #include <immintrin.h>
 #endif
 
+#include "models/dropout_mask.h"
 #include "models/dropout_packing.h"
 
 namespace capaboost {
 namespace {
 
-// SplitMix64 (Steele, Lea, Flood 2014): the state advances by the golden-ratio increment and each
-// output is a bijective mix of it, so output i is a pure function of (seed, i). It passes BigCrush.
-inline uint64_t splitmix64(uint64_t seed, uint64_t counter) {
-  uint64_t z = seed + (counter + 1) * 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
-// Element i keeps iff the 32-bit half i%2 of output i/2 is ≥ threshold = round(p·2³²): P(keep) = 1 - p
-// to within 2⁻³². out[i] = keep ? in[i]·scale : 0, for elements [2·begin, min(2·end, n)).
+// Element i keeps iff the 32-bit half i%2 of draw i/2 is ≥ threshold = round(p·2³²) (models/dropout_mask.h).
+// Both kernels below take a span: src and dst point at element 2·first_pair, `count` elements follow, and
+// out[j] = keep(2·first_pair + j) ? in[j]·scale : 0.
 template <typename scalar_t>
-void mask_pairs(const scalar_t* src, scalar_t* dst, int64_t begin, int64_t end, int64_t n, uint64_t seed,
-                uint64_t threshold, scalar_t scale) {
-  for (int64_t pair = begin; pair < end; ++pair) {
-    const uint64_t bits = splitmix64(seed, static_cast<uint64_t>(pair));
-    const int64_t i = 2 * pair;
-    dst[i] = (bits & 0xFFFFFFFFULL) >= threshold ? src[i] * scale : scalar_t(0);
-    if (i + 1 < n) dst[i + 1] = (bits >> 32) >= threshold ? src[i + 1] * scale : scalar_t(0);
+void mask_span(const scalar_t* src, scalar_t* dst, int64_t first_pair, int64_t count, uint64_t seed,
+               uint64_t threshold, scalar_t scale) {
+  for (int64_t j = 0; j < count; j += 2) {
+    const uint64_t bits = dropout_draw(seed, static_cast<uint64_t>(first_pair + j / 2));
+    dst[j] = (bits & 0xFFFFFFFFULL) >= threshold ? src[j] * scale : scalar_t(0);
+    if (j + 1 < count) dst[j + 1] = (bits >> 32) >= threshold ? src[j + 1] * scale : scalar_t(0);
   }
 }
 
@@ -44,10 +37,10 @@ void mask_pairs(const scalar_t* src, scalar_t* dst, int64_t begin, int64_t end, 
 // LoRA step (bench/minilm_step_bench.cpp). A 64-bit draw's low and high halves sit in memory as two
 // consecutive 32-bit lanes, which is exactly elements 2·pair and 2·pair + 1: one unsigned 32-bit compare
 // gives the sixteen elements' keep bits in order, so the result is bit for bit the scalar loop's.
-// Returns the first pair it did not process (the tail of fewer than eight goes to mask_pairs).
-__attribute__((target("avx512f,avx512dq"))) int64_t mask_pairs_avx512(const float* src, float* dst, int64_t begin,
-                                                                      int64_t end, int64_t n, uint64_t seed,
-                                                                      uint32_t threshold, float scale) {
+// Returns how many elements it did (a multiple of 16; the tail goes to mask_span).
+__attribute__((target("avx512f,avx512dq"))) int64_t mask_span_avx512(const float* src, float* dst, int64_t first_pair,
+                                                                     int64_t count, uint64_t seed, uint32_t threshold,
+                                                                     float scale) {
   const __m512i lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
   const __m512i golden = _mm512_set1_epi64(static_cast<int64_t>(0x9E3779B97F4A7C15ULL));
   const __m512i mix1 = _mm512_set1_epi64(static_cast<int64_t>(0xBF58476D1CE4E5B9ULL));
@@ -56,17 +49,17 @@ __attribute__((target("avx512f,avx512dq"))) int64_t mask_pairs_avx512(const floa
   const __m512i thresholds = _mm512_set1_epi32(static_cast<int32_t>(threshold));
   const __m512 scales = _mm512_set1_ps(scale);
   // Shifts are written masked-with-zero (all lanes kept): GCC 12 warns on the plain form's undefined source.
-  int64_t pair = begin;
-  for (; pair + 8 <= end && 2 * (pair + 8) <= n; pair += 8) {
-    const __m512i counters = _mm512_add_epi64(_mm512_set1_epi64(pair + 1), lanes);  // counter + 1
+  int64_t j = 0;
+  for (; j + 16 <= count; j += 16) {
+    const __m512i counters = _mm512_add_epi64(_mm512_set1_epi64(first_pair + j / 2 + 1), lanes);  // counter + 1
     __m512i z = _mm512_add_epi64(seeds, _mm512_mullo_epi64(counters, golden));
     z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_maskz_srli_epi64(0xFF, z, 30)), mix1);
     z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_maskz_srli_epi64(0xFF, z, 27)), mix2);
     z = _mm512_xor_si512(z, _mm512_maskz_srli_epi64(0xFF, z, 31));
     const __mmask16 keep = _mm512_cmpge_epu32_mask(z, thresholds);
-    _mm512_storeu_ps(dst + 2 * pair, _mm512_maskz_mul_ps(keep, _mm512_loadu_ps(src + 2 * pair), scales));
+    _mm512_storeu_ps(dst + j, _mm512_maskz_mul_ps(keep, _mm512_loadu_ps(src + j), scales));
   }
-  return pair;
+  return j;
 }
 
 bool cpu_has_avx512dq() {
@@ -75,23 +68,23 @@ bool cpu_has_avx512dq() {
 }
 #endif
 
-// The pairs a vector kernel can take from the front of [begin, end): returns the first one left to
-// mask_pairs. Only float32 on x86-64 CPUs with AVX-512 has one.
+// The span's mask with the fastest kernel this CPU and dtype have: AVX-512 for float32 where present.
 template <typename scalar_t>
-int64_t mask_pairs_vectorized(const scalar_t*, scalar_t*, int64_t begin, int64_t, int64_t, uint64_t, uint64_t,
-                              scalar_t) {
-  return begin;
+void mask_span_fast(const scalar_t* src, scalar_t* dst, int64_t first_pair, int64_t count, uint64_t seed,
+                    uint64_t threshold, scalar_t scale) {
+  mask_span(src, dst, first_pair, count, seed, threshold, scale);
 }
 
 template <>
-int64_t mask_pairs_vectorized<float>(const float* src, float* dst, int64_t begin, int64_t end, int64_t n,
-                                     uint64_t seed, uint64_t threshold, float scale) {
+void mask_span_fast<float>(const float* src, float* dst, int64_t first_pair, int64_t count, uint64_t seed,
+                           uint64_t threshold, float scale) {
+  int64_t done = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
   // A threshold of 2³² (p within 2⁻³³ of 1) does not fit the 32-bit compare: the scalar loop takes it.
   if (cpu_has_avx512dq() && threshold <= 0xFFFFFFFFULL)
-    return mask_pairs_avx512(src, dst, begin, end, n, seed, static_cast<uint32_t>(threshold), scale);
+    done = mask_span_avx512(src, dst, first_pair, count, seed, static_cast<uint32_t>(threshold), scale);
 #endif
-  return begin;
+  mask_span(src + done, dst + done, first_pair + done / 2, count - done, seed, threshold, scale);
 }
 
 // out = in with the dropout mask of `seed` applied and the kept elements scaled: the forward (in = x) and
@@ -99,7 +92,7 @@ int64_t mask_pairs_vectorized<float>(const float* src, float* dst, int64_t begin
 // slices along its first dimension and each gets the mask of one slice (models/dropout_packing.h).
 void apply_mask(const torch::Tensor& in, torch::Tensor& out, double p, uint64_t seed, int64_t copies) {
   RECORD_FUNCTION("capaboost::dropout_mask", std::vector<c10::IValue>());  // named in profiler traces
-  const auto threshold = static_cast<uint64_t>(std::llround(std::ldexp(p, 32)));
+  const uint64_t threshold = dropout_threshold(p);
   const double scale = 1.0 / (1.0 - p);
   TORCH_CHECK(copies >= 1 && in.dim() >= 1 && in.size(0) % copies == 0, "parallel_dropout: a tensor of shape ",
               in.sizes(), " does not split into ", copies, " equal slices along its first dimension");
@@ -111,8 +104,8 @@ void apply_mask(const torch::Tensor& in, torch::Tensor& out, double p, uint64_t 
       scalar_t* dst = out.data_ptr<scalar_t>() + slice * n;
       // Even chunk boundaries: each 64-bit draw serves two neighbouring elements.
       at::parallel_for(0, (n + 1) / 2, /*grain_size=*/8192, [&](int64_t begin, int64_t end) {
-        const int64_t rest = mask_pairs_vectorized<scalar_t>(src, dst, begin, end, n, seed, threshold, s);
-        mask_pairs(src, dst, rest, end, n, seed, threshold, s);
+        mask_span_fast<scalar_t>(src + 2 * begin, dst + 2 * begin, begin, std::min(n, 2 * end) - 2 * begin, seed,
+                                 threshold, s);
       });
     }
   });
@@ -142,6 +135,12 @@ class ParallelDropoutFunction : public torch::autograd::Function<ParallelDropout
 };
 
 }  // namespace
+
+void apply_dropout_mask(const float* src, float* dst, int64_t first, int64_t count, uint64_t seed, uint64_t threshold,
+                        float scale) {
+  TORCH_CHECK(first % 2 == 0, "apply_dropout_mask: a span must start at an even element, got ", first);
+  mask_span_fast<float>(src, dst, first / 2, count, seed, threshold, scale);
+}
 
 torch::Tensor parallel_dropout(const torch::Tensor& x, double p, uint64_t seed) {
   TORCH_CHECK(p >= 0.0 && p < 1.0, "dropout probability must be in [0, 1), got ", p);

@@ -1,5 +1,8 @@
 #include "models/transformer_blocks.h"
 
+#include "models/dropout_packing.h"
+#include "models/dropout_residual_layer_norm.h"
+
 namespace capaboost {
 
 ResidualOutputImpl::ResidualOutputImpl(const ResidualOutputOptions& options) {
@@ -11,7 +14,18 @@ ResidualOutputImpl::ResidualOutputImpl(const ResidualOutputOptions& options) {
 }
 
 torch::Tensor ResidualOutputImpl::forward(const torch::Tensor& x, const torch::Tensor& residual) {
-  return layer_norm->forward(dropout->forward(dense->forward(x)) + residual);
+  const auto h = dense->forward(x);  // (B, T, C)
+  // One pass over the rows instead of three operators where the fused kernel applies (float32 on the CPU,
+  // outside autocast); packed runs (a dropout tiling) keep the unfused path, whose dropout tiles masks.
+  if (dropout_tiling() == 1 &&
+      dropout_residual_layer_norm_applies(h, residual, layer_norm->weight, layer_norm->bias)) {
+    const bool drop = dropout->is_training() && dropout->options.p() > 0;
+    // The same seed draw ParallelDropout makes: the run's later masks stay where they were.
+    const uint64_t seed = drop ? next_dropout_seed() : 0;
+    return dropout_residual_layer_norm(h, residual, drop ? dropout->options.p() : 0.0, seed, layer_norm->weight,
+                                       layer_norm->bias, layer_norm->options.eps());
+  }
+  return layer_norm->forward(dropout->forward(h) + residual);
 }
 
 IntermediateImpl::IntermediateImpl(int64_t hidden_size, int64_t intermediate_size, Activation activation_)

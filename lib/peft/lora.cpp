@@ -45,7 +45,11 @@ torch::Tensor LoraImpl::adapt(const torch::Tensor& x, const torch::Tensor& y) {
   auto [a_cat, b_cat] = stacked_factors(is_training());            // (d·r, in), (out, d·r)
   auto h = torch::dropout(x, options.dropout(), is_training());    // (…, in)
   auto low = torch::nn::functional::linear(h, a_cat);              // (…, d·r)
-  return y + torch::nn::functional::linear(low, b_cat) * scale();  // (…, out)
+  // y + scale · low · B_catᵀ as one GEMM accumulating into a copy of y: no separate passes over (…, out)
+  // for the scale and the sum, forward or backward (the d branches already sum inside the product).
+  const auto rows = low.reshape({-1, low.size(-1)});  // (N, d·r)
+  return torch::addmm(y.reshape({-1, y.size(-1)}), rows, b_cat.t(), /*beta=*/1.0, /*alpha=*/scale())
+      .view(y.sizes());  // (…, out)
 }
 
 std::optional<torch::Tensor> LoraImpl::delta_weight() const {
