@@ -246,10 +246,15 @@ figures: program profile-deps
 
 # The appendix tables without a number, by spec name: make reproduce-appendix-regularization_baselines.
 APPENDIX_SPECS := nm_sparsity regularization_baselines
+# $(call run_named_spec,NAME): run experiments/NAME.yaml on $(PROFILE) and render its report.
+define run_named_spec
+test -f experiments/$(1).yaml || { echo "no spec experiments/$(1).yaml"; exit 2; }; \
+$(CAPABOOST) run experiments/$(1).yaml --profile $(PROFILE) --results $(RESULTS) --jobs $(RUN_JOBS) && \
+$(CAPABOOST) report experiments/$(1).yaml --profile $(PROFILE) --results $(RESULTS)
+endef
+
 reproduce-appendix-%: program profile-deps
-	@test -f experiments/$*.yaml || { echo "no appendix spec experiments/$*.yaml; appendix specs: $(APPENDIX_SPECS)"; exit 2; }
-	$(CAPABOOST) run experiments/$*.yaml --profile $(PROFILE) --results $(RESULTS) --jobs $(RUN_JOBS) && \
-	$(CAPABOOST) report experiments/$*.yaml --profile $(PROFILE) --results $(RESULTS)
+	@$(call run_named_spec,$*)
 
 curate-appendix-%: program
 	@$(call curate,experiments/$*.yaml,make reproduce-appendix-$* PROFILE=$(PROFILE) && make curate-appendix-$* PROFILE=$(PROFILE))
@@ -257,9 +262,7 @@ curate-appendix-%: program
 # Checks of the suite's own choices, not artifacts of the paper (length_grouping_check, precision_check,
 # pack_check), by spec name: make reproduce-check-length_grouping_check PROFILE=cpu.
 reproduce-check-%: program profile-deps
-	@test -f experiments/$*.yaml || { echo "no spec experiments/$*.yaml"; exit 2; }
-	$(CAPABOOST) run experiments/$*.yaml --profile $(PROFILE) --results $(RESULTS) --jobs $(RUN_JOBS) && \
-	$(CAPABOOST) report experiments/$*.yaml --profile $(PROFILE) --results $(RESULTS)
+	@$(call run_named_spec,$*)
 
 curate-check-%: program
 	@$(call curate,experiments/$*.yaml,make reproduce-check-$* PROFILE=$(PROFILE) && make curate-check-$* PROFILE=$(PROFILE))

@@ -70,6 +70,10 @@ ParameterList finetune_parameters() {
                             "batches of similar lengths, Hugging Face's group_by_length (less padding; order still seeded)")
           .defaults_to(trainer.group_by_length())
           .unkeyed_at_default(),
+      ParameterDef::boolean("shuffle_grouped_batches",
+                            "with group_by_length, run the grouped batches in a seeded random order, not longest first")
+          .defaults_to(trainer.shuffle_grouped_batches())
+          .unkeyed_at_default(),
       // Where the capacity measure finds real targets (measures/weight_updates_file.h).
       ParameterDef::text("weight_updates",
                          "save every linear site's ΔW after the last epoch as <cache>/updates/<name>.safetensors ('': none)")
@@ -89,6 +93,7 @@ TrainerOptions trainer_options(const Parameters& config, const RunContext& conte
       .grad_clip(config.get<double>("grad_clip"))
       .precision(runtime::parse_precision(config.get<std::string>("precision")))
       .group_by_length(config.get<bool>("group_by_length"))
+      .shuffle_grouped_batches(config.get<bool>("shuffle_grouped_batches"))
       .seed(config.get<uint64_t>("seed"))
       .interactive(context.interactive)
       .label(label);
@@ -101,6 +106,10 @@ runtime::Precision check_run(const Parameters& config, const RunContext& context
   task.require_data(config, context.data_root);
   const runtime::Precision precision = runtime::parse_precision(config.get<std::string>("precision"));
   runtime::require_precision(precision);
+  if (config.get<bool>("shuffle_grouped_batches") && !config.get<bool>("group_by_length")) {
+    throw SetupError("shuffle_grouped_batches: true shuffles length-grouped batches; set group_by_length: true too, "
+                     "or drop shuffle_grouped_batches (the plain order is shuffled already)");
+  }
   if (precision != runtime::Precision::kFp32 && !context.device.is_cpu()) {
     throw SetupError(fmt::format("precision {} is the CPU's autocast (runtime/precision.h) and does not apply on {}; "
                                  "run fp32 there, or bf16 with --device cpu",

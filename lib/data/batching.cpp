@@ -32,6 +32,14 @@ std::vector<std::vector<int64_t>> make_batches(const std::vector<int64_t>& order
   return batches;
 }
 
+std::vector<std::vector<int64_t>> shuffled_batches(std::vector<std::vector<int64_t>> batches, uint64_t seed) {
+  std::vector<std::vector<int64_t>> shuffled;
+  shuffled.reserve(batches.size());
+  for (int64_t b : seeded_permutation(static_cast<int64_t>(batches.size()), seed))
+    shuffled.push_back(std::move(batches[static_cast<size_t>(b)]));
+  return shuffled;
+}
+
 std::vector<std::vector<int64_t>> length_grouped_batches(const std::vector<int64_t>& order,
                                                          const std::vector<int64_t>& lengths, int64_t batch_size) {
   TORCH_CHECK(batch_size > 0, "batch size must be positive, got ", batch_size);

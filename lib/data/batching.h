@@ -27,6 +27,10 @@ std::vector<std::vector<int64_t>> make_batches(const std::vector<int64_t>& order
 std::vector<std::vector<int64_t>> length_grouped_batches(const std::vector<int64_t>& order,
                                                          const std::vector<int64_t>& lengths, int64_t batch_size);
 
+/// `batches` in the order seeded_permutation(batches.size(), seed) gives: length-grouped batches whose
+/// order no longer runs from long to short (TrainerOptions::shuffle_grouped_batches).
+std::vector<std::vector<int64_t>> shuffled_batches(std::vector<std::vector<int64_t>> batches, uint64_t seed);
+
 /// How many batches make_batches gives for n indices (optimizer steps per epoch, for LR schedules).
 int64_t batch_count(int64_t n, int64_t batch_size, bool drop_last = false);
 

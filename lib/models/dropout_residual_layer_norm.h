@@ -1,8 +1,9 @@
 #pragma once
 // LayerNorm(dropout(x) + residual) in one pass over the rows, forward and backward: the output of every
-// BERT-family sub-block (models/transformer_blocks.h, ResidualOutput). Unfused, the three operators
-// read and write the (B, T, C) activations five times forward and six times backward, and allocate
-// a tensor for each; fused, each row of C values is read once, normalised in cache, written once.
+// BERT-family sub-block (models/transformer_blocks.h, ResidualOutput). Unfused, the three operators make
+// seven passes over the (B, T, C) activations forward (each reads its inputs and writes a tensor of its
+// own) and five backward; fused, four each way: each row of C values is read, normalised in cache and
+// written once, and the dropout mask is drawn in the same pass.
 // The dropout mask is ParallelDropout's (models/dropout_mask.h) for the same seed, element for element,
 // so a run draws the same masks fused or not; values differ from the unfused composition only in the
 // rounding of the LayerNorm sums.

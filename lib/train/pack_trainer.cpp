@@ -33,6 +33,7 @@ void check_packable(const std::vector<TrainerOptions>& options) {
                       o.grad_clip() == first.grad_clip() &&
                       o.precision() == first.precision() && o.seed() == first.seed() && o.padding() == first.padding() &&
                       o.group_by_length() == first.group_by_length() &&
+                      o.shuffle_grouped_batches() == first.shuffle_grouped_batches() &&
                       o.measure_ranks() == first.measure_ranks() && o.keep_best_state() == first.keep_best_state();
     TORCH_CHECK(same, "train_pack: run ", i, "'s trainer options differ from run 0's in more than lr and label; "
                 "packed runs share seed, epochs, batch sizes, schedule shape, clipping and precision");

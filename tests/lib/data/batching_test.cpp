@@ -96,3 +96,13 @@ TEST_CASE("length_grouped_batches leaves an order of equal lengths as make_batch
   CHECK(padded(length_grouped_batches(order, lengths, 16)) < padded(make_batches(order, 16)) * 3 / 4);
   CHECK_THROWS_WITH(length_grouped_batches({0, 400}, lengths, 16), Catch::Contains("index 400 has no length"));
 }
+
+TEST_CASE("shuffled_batches reorders whole batches by a seeded permutation", "[data][batching]") {
+  const auto batches = make_batches(epoch_order(100, 42, 0), 8);
+  const auto shuffled = shuffled_batches(batches, 7);
+  REQUIRE(shuffled.size() == batches.size());
+  const auto permutation = seeded_permutation(static_cast<int64_t>(batches.size()), 7);
+  for (size_t b = 0; b < shuffled.size(); ++b) CHECK(shuffled[b] == batches[static_cast<size_t>(permutation[b])]);
+  CHECK(shuffled_batches(batches, 7) == shuffled);
+  CHECK(shuffled_batches(batches, 8) != shuffled);
+}
