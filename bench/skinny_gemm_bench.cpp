@@ -1,8 +1,8 @@
 // LoRA's products are skinny: (2048 × 384) · (384 × 8) and the like, at the MiniLM step's shape
-// (bench/minilm_step_bench.cpp: 32 × 64 tokens, hidden 384, r = 8). Debian's OpenBLAS runs them at
-// 10–15 GFLOP/s on the 2-core AMD EPYC, against ~190 for the square products, so that 12 LoRA sites
-// cost ~60 ms of a ~600 ms step. impl 0: torch::mm (OpenBLAS); impl 1: oneDNN's matmul primitive
-// (runtime/onednn_matmul.h), the kernel linear_product picks for them.
+// (bench/minilm_step_bench.cpp: 32 × 64 tokens, hidden 384, r = 8). Debian's OpenBLAS ran them at 14–64
+// GFLOP/s in one run on the 2-core AMD EPYC and at 40–78 in the next (the square products: ~190-200).
+// impl 0: torch::mm (OpenBLAS); impl 1: oneDNN's matmul primitive (runtime/onednn_matmul.h), 1.3–5.1×
+// faster in those runs: measured, not adopted (docs/performance.md).
 //
 // Arg shape: 0 x·Aᵀ (2048×384 · 384×8), 1 h·Bᵀ (2048×8 · 8×384), 2 Aᵀ's gradient (8×2048 · 2048×384),
 // 3 B's gradient (384×2048 · 2048×8); an adapter of bottleneck 64: 4 down, 5 up; the frozen products for
