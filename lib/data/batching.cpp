@@ -43,11 +43,11 @@ std::vector<std::vector<int64_t>> shuffled_batches(std::vector<std::vector<int64
 std::vector<std::vector<int64_t>> length_grouped_batches(const std::vector<int64_t>& order,
                                                          const std::vector<int64_t>& lengths, int64_t batch_size) {
   TORCH_CHECK(batch_size > 0, "batch size must be positive, got ", batch_size);
-  const auto length_of = [&](int64_t index) {
+  for (int64_t index : order) {
     TORCH_CHECK(index >= 0 && index < static_cast<int64_t>(lengths.size()), "length_grouped_batches: index ", index,
                 " has no length (", lengths.size(), " lengths)");
-    return lengths[static_cast<size_t>(index)];
-  };
+  }
+  const auto length_of = [&](int64_t index) { return lengths[static_cast<size_t>(index)]; };
   // The mega-batch factor is transformers' default (get_length_grouped_indices, mega_batch_mult=50).
   const int64_t megabatch = 50 * batch_size;
   std::vector<int64_t> grouped = order;

@@ -29,7 +29,7 @@ inline bool dropout_keeps(uint64_t seed, uint64_t threshold, int64_t index) {
 }
 
 /// dst[j] = keeps(first + j) ? src[j]·scale : 0 for j in [0, count): elements [first, first + count) of a
-/// tensor under its mask, on one thread, vectorised where the CPU allows (AVX-512). `first` must be even.
+/// tensor under its mask, on one thread, vectorised where the CPU allows (AVX-512); any `first`.
 void apply_dropout_mask(const float* src, float* dst, int64_t first, int64_t count, uint64_t seed, uint64_t threshold,
                         float scale);
 

@@ -25,17 +25,6 @@ namespace {
 #define CAPABOOST_ROW_KERNEL
 #endif
 
-// dst = src under the dropout mask, for elements [first, first + count) of the tensor: the vectorised span
-// kernel when the span starts on a pair boundary (even C), element by element otherwise.
-void apply_masked(const float* src, float* dst, int64_t first, int64_t count, uint64_t seed, uint64_t threshold,
-                  float scale) {
-  if (first % 2 == 0) {
-    apply_dropout_mask(src, dst, first, count, seed, threshold, scale);
-    return;
-  }
-  for (int64_t j = 0; j < count; ++j) dst[j] = dropout_keeps(seed, threshold, first + j) ? src[j] * scale : 0.0f;
-}
-
 // One row forward: s = dropped + r (dropped already holds dropout(x), or x), then y = LayerNorm(s).
 // Two passes in cache for the statistics: the mean, then the variance around it (no cancellation of
 // E[s²] − μ²). Returns {mean, rstd}.
@@ -106,7 +95,7 @@ Saved forward_rows(const torch::Tensor& x, const torch::Tensor& residual, double
     for (int64_t row = begin; row < end; ++row) {
       float* s = sp + row * C;
       if (p > 0) {
-        apply_masked(xp + row * C, s, row * C, C, seed, threshold, scale);
+        apply_dropout_mask(xp + row * C, s, row * C, C, seed, threshold, scale);
       } else {
         std::copy(xp + row * C, xp + (row + 1) * C, s);
       }
@@ -147,8 +136,8 @@ class DropoutResidualLayerNorm : public torch::autograd::Function<DropoutResidua
     auto grad_residual = torch::empty_like(grad_out);
     auto grad_x = torch::empty_like(grad_out);
     // Weight and bias gradients sum over rows: one partial row per thread, added at the end.
-    const int64_t threads = at::get_num_threads();
-    auto partial = torch::zeros({threads, 2, C}, sum.options());
+    const torch::Tensor partial =
+        param_grads ? torch::zeros({at::get_num_threads(), 2, C}, sum.options()) : torch::Tensor();
     const float* gy = grad_out.data_ptr<float>();
     const float* sp = sum.data_ptr<float>();
     const float* mp = saved[1].data_ptr<float>();
@@ -156,7 +145,7 @@ class DropoutResidualLayerNorm : public torch::autograd::Function<DropoutResidua
     const float* gamma = weight.data_ptr<float>();
     float* gr = grad_residual.data_ptr<float>();
     float* gx = grad_x.data_ptr<float>();
-    float* pp = partial.data_ptr<float>();
+    float* pp = param_grads ? partial.data_ptr<float>() : nullptr;
     const uint64_t threshold = dropout_threshold(p);
     const auto scale = static_cast<float>(1.0 / (1.0 - p));
     at::parallel_for(0, N, /*grain_size=*/16, [&](int64_t begin, int64_t end) {
@@ -166,7 +155,7 @@ class DropoutResidualLayerNorm : public torch::autograd::Function<DropoutResidua
         float* grr = gr + row * C;
         backward_row(gy + row * C, sp + row * C, mp[row], vp[row], gamma, grr, grad_gamma, grad_beta, C);
         if (p > 0) {
-          apply_masked(grr, gx + row * C, row * C, C, seed, threshold, scale);
+          apply_dropout_mask(grr, gx + row * C, row * C, C, seed, threshold, scale);
         } else {
           std::copy(grr, grr + C, gx + row * C);
         }

@@ -138,7 +138,11 @@ class ParallelDropoutFunction : public torch::autograd::Function<ParallelDropout
 
 void apply_dropout_mask(const float* src, float* dst, int64_t first, int64_t count, uint64_t seed, uint64_t threshold,
                         float scale) {
-  TORCH_CHECK(first % 2 == 0, "apply_dropout_mask: a span must start at an even element, got ", first);
+  if (count > 0 && first % 2 == 1) {
+    // A span starting on the second half of a draw (rows of odd width): that element alone, then pairs.
+    dst[0] = dropout_keeps(seed, threshold, first) ? src[0] * scale : 0.0f;
+    ++src, ++dst, ++first, --count;
+  }
   mask_span_fast<float>(src, dst, first / 2, count, seed, threshold, scale);
 }
 

@@ -16,11 +16,10 @@ ResidualOutputImpl::ResidualOutputImpl(const ResidualOutputOptions& options) {
 torch::Tensor ResidualOutputImpl::forward(const torch::Tensor& x, const torch::Tensor& residual) {
   const auto h = dense->forward(x);  // (B, T, C)
   // One pass over the rows instead of three operators where the fused kernel applies (float32 on the CPU,
-  // outside autocast); packed runs (a dropout tiling) keep the unfused path, whose dropout tiles masks.
+  // outside autocast) and pays: when it drops, or in evaluation. Without dropout but with gradients the
+  // unfused backward is cheaper (the sum's gradient passes to both inputs as it is;
+  // bench/fused_kernels_bench.cpp). Packed runs (a dropout tiling) keep the unfused path, which tiles masks.
   const bool drop = dropout->is_training() && dropout->options.p() > 0;
-  // Without dropout and with gradients the unfused backward is cheaper (the sum's gradient passes to
-  // both inputs as it is; bench/fused_kernels_bench.cpp): the fused kernel runs when it drops, or in
-  // evaluation.
   if ((drop || !torch::GradMode::is_enabled()) && dropout_tiling() == 1 &&
       dropout_residual_layer_norm_applies(h, residual, layer_norm->weight, layer_norm->bias)) {
     // The same seed draw ParallelDropout makes: the run's later masks stay where they were.
