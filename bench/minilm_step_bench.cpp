@@ -6,6 +6,9 @@
 // Arg full_last_layer: 0 is the model's default pass (the last layer runs for [CLS] only); 1 runs every
 // layer over every token, the pass whose products bench/step_flops.h counts. bench/ratios.py divides the
 // step by its products at BM_SgemmMiniLmShape's rate from the same run (issue #43: ≤ 1.25×).
+// Arg batch: 32 is the cpu profile's batch; 16 × 32 = 512 rows is the step of 16 runs trained as one
+// forward (what packing runs would do), so 16 × t(32) / t(512) bounds what any packing of runs could
+// gain per run on this backbone (docs/performance.md, "Why the suite trains one run at a time").
 // With CAPABOOST_PROFILE_DIR set, one more step is written as a LibTorch profiler trace;
 // bench/profile_summary.py --step-ms splits it into products, other operators and time between them.
 
@@ -28,7 +31,6 @@ namespace {
 
 using namespace capaboost;
 
-constexpr int64_t kBatch = 32;
 constexpr int64_t kTokens = 64;
 
 BertOptions minilm_shape() {
@@ -39,18 +41,19 @@ void BM_MiniLmLoraStep(benchmark::State& state) {
   if (std::getenv("CAPABOOST_NO_CACHING_ALLOCATOR") == nullptr) runtime::enable_caching_cpu_allocator();
   torch::manual_seed(0);
   const bool full_last_layer = state.range(0) != 0;
+  const int64_t batch = state.range(1);
   BertForSequenceClassification model(minilm_shape().num_labels(2));
   attach_tuners(*model, SiteSelector{{"query", "value"}}, [](const std::string& site, const TunableLinearImpl& layer) {
     return std::make_shared<LoraImpl>(LoraOptions(8).alpha(16), site, layer.options.in_features(),
                                       layer.options.out_features());
   });
   freeze_backbone(*model, model->head_prefixes());
-  auto input_ids = torch::randint(1000, model->options.vocab_size(), {kBatch, kTokens}, torch::kLong);  // (B, T)
+  auto input_ids = torch::randint(1000, model->options.vocab_size(), {batch, kTokens}, torch::kLong);  // (B, T)
   input_ids.select(1, 0).fill_(101);   // [CLS]
   input_ids.select(1, -1).fill_(102);  // [SEP]
-  const auto attention_mask = torch::ones({kBatch, kTokens}, torch::kLong);  // (B, T)
-  const auto token_type_ids = torch::zeros({kBatch, kTokens}, torch::kLong);  // (B, T)
-  const auto labels = torch::randint(0, 2, {kBatch}, torch::kLong);         // (B)
+  const auto attention_mask = torch::ones({batch, kTokens}, torch::kLong);  // (B, T)
+  const auto token_type_ids = torch::zeros({batch, kTokens}, torch::kLong);  // (B, T)
+  const auto labels = torch::randint(0, 2, {batch}, torch::kLong);         // (B)
   // Asking for hidden states is what makes the classifier run the full last layer.
   const auto outputs = BertForwardOptions().output_hidden_states(full_last_layer);
   model->train();
@@ -66,15 +69,19 @@ void BM_MiniLmLoraStep(benchmark::State& state) {
     optimizer.zero_grad();
   };
   step();  // warm-up: allocator and oneDNN primitive caches
-  if (const char* dir = std::getenv("CAPABOOST_PROFILE_DIR")) {
+  if (const char* dir = std::getenv("CAPABOOST_PROFILE_DIR"); dir != nullptr && batch == 32) {
     torch::autograd::profiler::RecordProfile profile(std::string(dir) + "/minilm_lora_step_full" +
                                                      std::to_string(state.range(0)) + ".json");
     step();
   }
   for (auto _ : state) step();
-  if (full_last_layer) state.counters["step_GFLOP"] = bench::frozen_backbone_step_gflop(*model, model->options, kBatch, kTokens);
-  state.SetItemsProcessed(state.iterations() * kBatch * kTokens);
+  if (full_last_layer) state.counters["step_GFLOP"] = bench::frozen_backbone_step_gflop(*model, model->options, batch, kTokens);
+  state.SetItemsProcessed(state.iterations() * batch * kTokens);
 }
-BENCHMARK(BM_MiniLmLoraStep)->Arg(0)->Arg(1)->ArgName("full_last_layer")->Iterations(20)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_MiniLmLoraStep)
+    ->ArgsProduct({{0, 1}, {32}})
+    ->Args({0, 512})
+    ->ArgNames({"full_last_layer", "batch"})
+    ->Iterations(20)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

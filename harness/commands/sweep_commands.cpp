@@ -72,10 +72,6 @@ Command run_command(CLI::App& app) {
   sub->add_flag("--dry-run", execute_options->dry_run, "list what would run and stop");
   sub->add_option("--jobs,-j", execute_options->jobs, "parallel worker processes (threads are split among them)")
       ->check(CLI::Range(1, 64));
-  sub->add_option("--pack", execute_options->pack,
-                  "train up to K compatible runs as one (runs of one seed differing in lr, rank or masks; docs/"
-                  "performance.md, 'Many small runs at once')")
-      ->check(CLI::Range(1, 256));
   sub->add_option("--device", *device, "cpu, cuda, or auto: cuda when this LibTorch sees a GPU (docs/clusters-and-gpus.md)")
       ->check(CLI::IsMember(runtime::device_names()));
   sub->add_option("--worker", *worker, "internal: run share i of n (i/n)")->group("");
@@ -138,7 +134,7 @@ Command run_command(CLI::App& app) {
             opts.worker_args = {"run", options->spec_path, "--profile", options->profile, "--results",
                                 options->results_dir};
             if (!options->data_root.empty()) opts.worker_args.insert(opts.worker_args.end(), {"--data-root", options->data_root});
-            opts.worker_args.insert(opts.worker_args.end(), {"--device", *device, "--pack", std::to_string(opts.pack)});
+            opts.worker_args.insert(opts.worker_args.end(), {"--device", *device});
             if (opts.force) opts.worker_args.push_back("--force");
             if (opts.retry_failed) opts.worker_args.push_back("--retry-failed");
             const auto summary = execute(sweep.runs, store, opts, sweep.axes);

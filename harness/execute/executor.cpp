@@ -76,38 +76,6 @@ bool run_workers(const ExecuteOptions& options) {
   return setup_stopped;
 }
 
-// `pending` in packs of at most options.pack runs that the measure can train as one: same measure, and
-// configurations equal but for its MeasurePacking::varying parameters, in the order of their first
-// run. Runs the measure cannot pack, and every run when options.pack is 1, are packs of one.
-std::vector<std::vector<const RunConfig*>> form_packs(const std::vector<const RunConfig*>& pending,
-                                                      const ExecuteOptions& options) {
-  std::vector<std::vector<const RunConfig*>> packs;
-  std::map<std::string, size_t> open;  // compatibility key → index of its pack still filling
-  std::map<std::string, int> alone;    // why runs could not be packed → how many
-  for (const auto* run : pending) {
-    const MeasureSpec& measure = find_measure(run->measure);
-    std::string why_not = options.pack <= 1 ? "--pack 1" : !measure.packing ? "measure " + measure.name + " cannot pack" : "";
-    if (why_not.empty()) why_not = measure.packing->unpackable(Parameters(run->config), options.context);
-    if (!why_not.empty()) {
-      if (options.pack > 1) ++alone[why_not];
-      packs.push_back({run});
-      continue;
-    }
-    nlohmann::json shared = run->config;
-    for (const auto& name : measure.packing->varying) shared.erase(name);
-    const std::string key = run->measure + " " + shared.dump();
-    const auto found = open.find(key);
-    if (found != open.end() && packs[found->second].size() < static_cast<size_t>(options.pack)) {
-      packs[found->second].push_back(run);
-    } else {
-      open[key] = packs.size();
-      packs.push_back({run});
-    }
-  }
-  for (const auto& [reason, count] : alone) fmt::print("note: {} run(s) run alone: {}\n", count, reason);
-  return packs;
-}
-
 }  // namespace
 
 bool needs_run(const RunConfig& run, const RecordStore& store, const ExecuteOptions& options) {
@@ -190,55 +158,6 @@ RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOpt
   return record;
 }
 
-std::vector<RunRecord> execute_pack(const std::vector<const RunConfig*>& runs, RecordStore& store,
-                                    const ExecuteOptions& options, const std::vector<std::string>& display_names) {
-  const MeasureSpec& measure = find_measure(runs.front()->measure);
-  TORCH_CHECK(measure.packing && runs.size() >= 2, "execute_pack: measure '", measure.name,
-              "' cannot pack, or fewer than two runs were given");
-  std::vector<Parameters> configs;
-  std::vector<RunContext> contexts;
-  std::vector<std::string> keys;
-  for (const auto* run : runs) {
-    configs.emplace_back(run->config);
-    contexts.push_back(options.context);
-    contexts.back().tuned_state_path = store.tuned_state_path(run->key);
-    keys.push_back(run->key);
-  }
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<PackedOutcome> outcomes;
-  std::string pack_failure;
-  try {
-    outcomes = measure.packing->run(configs, contexts);
-  } catch (const PackRefused& e) {
-    // Not packable after all: the same runs alone, as if --pack were 1.
-    fmt::print("        not packed ({}); running them one by one\n", e.what());
-    std::vector<RunRecord> records;
-    for (size_t i = 0; i < runs.size(); ++i) records.push_back(execute_run(*runs[i], store, options, display_names[i]));
-    return records;
-  } catch (const SetupError&) {
-    throw;
-  } catch (const std::exception& e) {
-    pack_failure = reason_of(e);  // the pack as a whole failed: every run records why
-  }
-  // Each run's share of the pack's wall time: what runs per hour are made of.
-  const double seconds = seconds_since(start) / static_cast<double>(runs.size());
-  std::vector<RunRecord> records;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    RunRecord record = start_record(*runs[i], options, display_names[i]);
-    try {
-      if (!pack_failure.empty()) throw std::runtime_error(pack_failure);
-      if (!outcomes[i].failure.empty()) throw std::runtime_error(outcomes[i].failure);
-      set_outcome(record, outcomes[i].result);
-      record.details["pack"] = {{"size", runs.size()}, {"keys", keys}};
-    } catch (const std::exception& e) {
-      set_failure(record, e.what(), contexts[i].tuned_state_path);
-    }
-    finish_record(record, *runs[i], seconds, store, options);
-    records.push_back(std::move(record));
-  }
-  return records;
-}
-
 ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, const ExecuteOptions& options,
                        const std::vector<std::string>& axis_names) {
   store.remove_stale_temporaries();
@@ -291,41 +210,27 @@ ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, c
     return summary;
   }
   int index = 0;
-  for (const auto& group : form_packs(pending, options)) {
-    // Every run of a pack is claimed first; runs another process holds or finished are left out.
-    std::vector<std::unique_ptr<RunClaim>> held;
-    std::vector<const RunConfig*> claimed;
-    std::vector<std::string> names;
-    for (const auto* run : group) {
-      auto claim = claims.try_claim(run->key);
-      if (!claim) {
-        ++summary.elsewhere;  // another worker or process runs it
-        continue;
-      }
-      // Finished by another process between planning and the claim.
-      if (!needs_run(*run, store, options)) {
-        ++summary.skipped;
-        continue;
-      }
-      held.push_back(std::move(claim));
-      claimed.push_back(run);
-      names.push_back(run->display_name(axis_names));
-      fmt::print("[{}/{}] {}  {}\n", ++index, pending.size(), run->key.substr(0, 12), names.back());
+  for (const auto* run : pending) {
+    const auto claim = claims.try_claim(run->key);
+    if (!claim) {
+      ++summary.elsewhere;  // another worker or process runs it
+      continue;
     }
-    if (claimed.empty()) continue;
-    if (claimed.size() > 1) fmt::print("        training these {} runs as one pack\n", claimed.size());
+    // Finished by another process between planning and the claim.
+    if (!needs_run(*run, store, options)) {
+      ++summary.skipped;
+      continue;
+    }
+    const std::string name = run->display_name(axis_names);
+    fmt::print("[{}/{}] {}  {}\n", ++index, pending.size(), run->key.substr(0, 12), name);
     std::fflush(stdout);
-    const std::vector<RunRecord> records = claimed.size() > 1
-                                               ? execute_pack(claimed, store, options, names)
-                                               : std::vector<RunRecord>{execute_run(*claimed[0], store, options, names[0])};
-    for (const auto& record : records) {
-      if (record.ok()) {
-        ++summary.succeeded;
-        fmt::print("        ok in {:.1f}s  {}\n", record.wall_time_s, record.metrics.dump());
-      } else {
-        ++summary.failed;
-        fmt::print("        FAILED: {}\n", record.reason);
-      }
+    const RunRecord record = execute_run(*run, store, options, name);
+    if (record.ok()) {
+      ++summary.succeeded;
+      fmt::print("        ok in {:.1f}s  {}\n", record.wall_time_s, record.metrics.dump());
+    } else {
+      ++summary.failed;
+      fmt::print("        FAILED: {}\n", record.reason);
     }
     std::fflush(stdout);
   }

@@ -17,9 +17,6 @@ struct ExecuteOptions {
   bool retry_failed = false;  ///< rerun runs recorded as failed
   bool dry_run = false;       ///< say what would run, run nothing
   int jobs = 1;               ///< parallel worker processes
-  /// Train up to this many compatible runs as one (measures with MeasurePacking: runs equal but for
-  /// its varying parameters); 1: every run alone.
-  int pack = 1;
   int worker = -1;            ///< this process is worker `worker` of `jobs` (set by the parent)
   /// A cluster task's id that survives its requeues (SLURM_JOB_ID of an array task), for its claims
   /// (store/run_claims.h); empty for local runs.
@@ -44,11 +41,6 @@ bool needs_run(const RunConfig& run, const RecordStore& store, const ExecuteOpti
 /// is a worker (the parent indexes what its workers wrote).
 RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOptions& options,
                       const std::string& display_name);
-
-/// Runs `runs` (claimed by the caller, at least two, compatible as MeasurePacking says) as one pack
-/// and records each; falls back to one by one when the measure refuses the pack (PackRefused).
-std::vector<RunRecord> execute_pack(const std::vector<const RunConfig*>& runs, RecordStore& store,
-                                    const ExecuteOptions& options, const std::vector<std::string>& display_names);
 
 /// Runs every run of `runs` that needs it. With jobs > 1 (and worker < 0) starts `jobs` worker
 /// processes that share the threads. Every run is claimed before it runs (store/run_claims.h), so

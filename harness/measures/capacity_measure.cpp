@@ -1,7 +1,7 @@
 // The `capacity` measure: how much of a target weight update ΔW* a parameterisation can express per
 // parameter (issue: "capacity for free, measured directly"). Builds the one-site model `model`
 // ("site-<out>x<in>"), draws the target from the run seed (`target`: a spectrum of
-// measure/weight_update_fit.h) or reads a real one ("updates:NAME:SITE_SUFFIX": one site's ΔW of a
+// measures/weight_update_fit.h) or reads a real one ("updates:NAME:SITE_SUFFIX": one site's ΔW of a
 // fine-tuning run that saved its updates, measures/weight_updates_file.h; its shape replaces the
 // model's; "outputs:NAME:SITE_SUFFIX" measures every error as the output error ‖(ΔW − ΔW*)x‖ over the
 // site's recorded inputs x instead), scales it to ‖ΔW*‖_F = √out, attaches `method` and fits its factors to ΔW* with Adam
@@ -30,7 +30,7 @@
 
 #include "measure/numerical_rank.h"
 #include "measure/parameter_count.h"
-#include "measure/weight_update_fit.h"
+#include "measures/weight_update_fit.h"
 #include "measures/measure_registry.h"
 #include "measures/plugin_parameters.h"
 #include "measures/single_site_model.h"

@@ -11,7 +11,7 @@
 // any method: the tuners' effective entries plus the backbone parameters it trains), for tuners on
 // linear sites their forward FLOPs per token summed over sites (tuner_flops_per_token as executed,
 // tuner_flops_per_token_sparse with masked entries free; measure/flop_count.h), trainable, steps,
-// wall_seconds, train_tokens_per_second, peak_rss_mib; for weight-update methods (LoRA and its CapaBoost form) the
+// wall_seconds, train_examples_per_second, train_tokens_per_second (text tasks), peak_rss_mib; for weight-update methods (LoRA and its CapaBoost form) the
 // ranks of ΔW after the last epoch: rank, rank_min, effective_rank, params_vs_lora_r8.
 // Details: every epoch's metrics, rank and singular values per site, the splits' provenance, the backbone
 // (and the SHA-256 of the checkpoint weights it loaded), and the tuned state kept beside the record
@@ -34,7 +34,6 @@
 #include "runtime/device.h"
 #include "tasks/task_registry.h"
 #include "train/trainable_selection.h"
-#include "train/pack_trainer.h"
 #include "train/trainer.h"
 #include "util/setup_error.h"
 #include "util/sha256.h"
@@ -99,9 +98,8 @@ TrainerOptions trainer_options(const Parameters& config, const RunContext& conte
       .label(label);
 }
 
-// Checks that hold for one run or a pack alike; returns the run's precision.
-runtime::Precision check_run(const Parameters& config, const RunContext& context) {
-  const TaskSpec& task = find_task(config.get<std::string>("task"));
+// Checks a run before anything is built.
+void check_run(const Parameters& config, const RunContext& context, const TaskSpec& task) {
   // Missing data fails before a backbone is built (the offline encoders take minutes on first use).
   task.require_data(config, context.data_root);
   const runtime::Precision precision = runtime::parse_precision(config.get<std::string>("precision"));
@@ -115,18 +113,15 @@ runtime::Precision check_run(const Parameters& config, const RunContext& context
                                  "run fp32 there, or bf16 with --device cpu",
                                  runtime::to_string(precision), runtime::device_label(context.device)));
   }
-  return precision;
 }
 
-// The run's model as a run alone builds it: the run seed fixes the head's and the tuners' initial
-// values; built on the CPU, then moved.
-Backbone build_model(const Parameters& config, const RunContext& context, std::vector<std::string>* sites) {
-  const TaskSpec& task = find_task(config.get<std::string>("task"));
-  const MethodSpec& method = find_method(config.get<std::string>("method"));
+// The run's model: the run seed fixes the head's and the tuners' initial values; built on the CPU, then
+// moved.
+Backbone build_model(const Parameters& config, const RunContext& context, const TaskSpec& task,
+                     const MethodSpec& method, std::vector<std::string>& sites) {
   torch::manual_seed(config.get<uint64_t>("seed"));
   Backbone backbone = load_backbone(config.get<std::string>("model"), task.head, BackboneContext{context.data_root});
-  const std::vector<std::string> attached = method.attach(*backbone.model, config);
-  if (sites) *sites = attached;
+  sites = method.attach(*backbone.model, config);
   select_trainable_parameters(*backbone.model, method.trains_backbone_parameter, backbone.model->head_prefixes());
   // Built, initialised and masked on the CPU from the seed, then moved: the same run on any device.
   backbone.model->to(context.device);
@@ -134,11 +129,9 @@ Backbone build_model(const Parameters& config, const RunContext& context, std::v
 }
 
 // A trained run's metrics and details, and its tuned state saved beside the record.
-MeasureResult finetune_result(const Parameters& config, const RunContext& context, const TrainResult& result,
-                              TaskModelImpl& model, const Backbone& backbone, const PreparedTask& prepared,
+MeasureResult finetune_result(const RunContext& context, const TaskSpec& task, const MethodSpec& method,
+                              const TrainResult& result, const Backbone& backbone, const PreparedTask& prepared,
                               const std::vector<std::string>& sites) {
-  const TaskSpec& task = find_task(config.get<std::string>("task"));
-  const MethodSpec& method = find_method(config.get<std::string>("method"));
   TORCH_CHECK(result.ok(), task.name, " ", method.name, ": ", result.failure);
   const bool keep_state = !context.tuned_state_path.empty();
   if (keep_state) {
@@ -157,7 +150,7 @@ MeasureResult finetune_result(const Parameters& config, const RunContext& contex
   // Tuner FLOPs on the linear sites; absent for methods with none there (full fine-tuning, BitFit,
   // prefix tuning), as the paper's FLOPs column leaves them out.
   double tuner_flops = 0, tuner_flops_sparse = 0;
-  for (const SiteFlops& site : site_flops(model)) {
+  for (const SiteFlops& site : site_flops(*backbone.model)) {
     tuner_flops += site.tuner.executed;
     tuner_flops_sparse += site.tuner.sparse_ideal;
   }
@@ -168,7 +161,9 @@ MeasureResult finetune_result(const Parameters& config, const RunContext& contex
   measured.metrics["trainable"] = result.parameters.trainable;
   measured.metrics["steps"] = result.steps;
   measured.metrics["wall_seconds"] = result.wall_seconds;
-  measured.metrics["train_tokens_per_second"] = result.train_tokens_per_second;
+  // Image runs have no tokens: their rate is in examples only, never a 0 tok/s.
+  if (result.train_tokens_per_second > 0) measured.metrics["train_tokens_per_second"] = result.train_tokens_per_second;
+  measured.metrics["train_examples_per_second"] = result.train_examples_per_second;
   measured.metrics["peak_rss_mib"] = result.peak_rss_mib;
   // Ranks of the updates after the last epoch (paper Table 1 measures them "at the final epoch").
   record_rank_metrics(result.site_ranks, result.parameters.tuner_effective, measured);
@@ -203,9 +198,9 @@ constexpr int64_t kRecordedInputRows = 1024;
 MeasureResult measure_finetune(const Parameters& config, const RunContext& context) {
   const TaskSpec& task = find_task(config.get<std::string>("task"));
   const MethodSpec& method = find_method(config.get<std::string>("method"));
-  check_run(config, context);
+  check_run(config, context, task);
   std::vector<std::string> sites;
-  Backbone backbone = build_model(config, context, &sites);
+  Backbone backbone = build_model(config, context, task, method, sites);
   const PreparedTask prepared = task.prepare(config, backbone.processor, context.data_root);
 
   const std::string label = fmt::format("{} {} seed {}", task.name, method.name, config.get<uint64_t>("seed"));
@@ -219,7 +214,7 @@ MeasureResult measure_finetune(const Parameters& config, const RunContext& conte
   const TrainResult result =
       train_model(*backbone.model, prepared.data,
                   trainer_options(config, context, label).keep_best_state(!context.tuned_state_path.empty()), hooks.get());
-  MeasureResult measured = finetune_result(config, context, result, *backbone.model, backbone, prepared, sites);
+  MeasureResult measured = finetune_result(context, task, method, result, backbone, prepared, sites);
   if (!updates_name.empty()) {
     const std::string path = save_weight_updates(updates_name, *backbone.model, before, inputs,
                                                  {{"config", config.json().dump()}, {"epochs_trained", std::to_string(config.get<int64_t>("epochs"))}});
@@ -228,66 +223,9 @@ MeasureResult measure_finetune(const Parameters& config, const RunContext& conte
   return measured;
 }
 
-// What keeps a run out of a pack (train/run_pack.h): packs share a frozen encoder on the CPU and one
-// dropout stream, and train no regulariser.
-std::string finetune_unpackable(const Parameters& config, const RunContext& context) {
-  const MethodSpec& method = find_method(config.get<std::string>("method"));
-  if (!context.device.is_cpu()) return "packs run on the CPU";
-  if (method.trains_backbone_parameter) return "method " + method.name + " trains backbone parameters";
-  if (method.training_hooks) return "method " + method.name + " has training hooks";
-  if (config.contains("lora_dropout") && config.get<double>("lora_dropout") > 0) {
-    return "lora_dropout > 0 draws per-element noise a pack cannot replay";
-  }
-  return "";
-}
-
-// Runs that share their seed, data, backbone and method targets, trained as one (train/pack_trainer.h).
-std::vector<PackedOutcome> measure_finetune_pack(const std::vector<Parameters>& configs,
-                                                 const std::vector<RunContext>& contexts) {
-  const Parameters& first = configs.front();
-  const TaskSpec& task = find_task(first.get<std::string>("task"));
-  for (size_t i = 0; i < configs.size(); ++i) check_run(configs[i], contexts[i]);
-  std::vector<Backbone> backbones;
-  std::vector<std::vector<std::string>> sites(configs.size());
-  std::vector<RobertaForSequenceClassification> models;
-  for (size_t i = 0; i < configs.size(); ++i) {
-    backbones.push_back(build_model(configs[i], contexts[i], &sites[i]));
-    auto model = std::dynamic_pointer_cast<RobertaForSequenceClassificationImpl>(backbones.back().model);
-    if (!model) throw PackRefused("packs support RoBERTa-layout sequence classifiers only");
-    models.emplace_back(model);
-  }
-  // The carrier: the same backbone, built from the same seed, without a method.
-  torch::manual_seed(first.get<uint64_t>("seed"));
-  Backbone carrier = load_backbone(first.get<std::string>("model"), task.head, BackboneContext{contexts.front().data_root});
-  PackedSequenceClassifier pack(std::dynamic_pointer_cast<RobertaForSequenceClassificationImpl>(carrier.model), models);
-  const PreparedTask prepared = task.prepare(first, backbones.front().processor, contexts.front().data_root);
-
-  std::vector<TrainerOptions> options;
-  for (size_t i = 0; i < configs.size(); ++i) {
-    const std::string label = fmt::format("{} {} seed {}", task.name, configs[i].get<std::string>("method"),
-                                          configs[i].get<uint64_t>("seed"));
-    options.push_back(trainer_options(configs[i], contexts[i], label).keep_best_state(!contexts[i].tuned_state_path.empty()));
-  }
-  const auto results = train_pack(pack, prepared.data, options);
-  std::vector<PackedOutcome> outcomes(configs.size());
-  for (size_t i = 0; i < configs.size(); ++i) {
-    try {
-      outcomes[i].result =
-          finetune_result(configs[i], contexts[i], results[i], *models[i], backbones[i], prepared, sites[i]);
-    } catch (const std::exception& e) {
-      outcomes[i].failure = e.what();
-    }
-  }
-  return outcomes;
-}
-
 [[maybe_unused]] const bool registered = register_measure(
     {"finetune", "fine-tune a backbone with a PEFT method on a task (best eval epoch, scored on test)",
-     finetune_parameters(), measure_finetune,
-     // What figure sweeps vary between runs of one seed: each run keeps its own tuners, masks and rate.
-     MeasurePacking{{"lr", "rank", "alpha", "alpha_over_rank", "branches", "mask", "density", "nm", "mask_seed"},
-                    finetune_unpackable,
-                    measure_finetune_pack}});
+     finetune_parameters(), measure_finetune});
 
 }  // namespace
 }  // namespace capaboost::harness

@@ -7,8 +7,6 @@
 #include <torch/torch.h>
 
 #include <functional>
-#include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,30 +33,6 @@ struct MeasureResult {
   nlohmann::json details = nlohmann::json::object();
 };
 
-/// One run's outcome inside a pack: its result, or why it failed (the other runs go on).
-struct PackedOutcome {
-  MeasureResult result;
-  std::string failure;  ///< empty when the run succeeded
-};
-
-/// Thrown by MeasurePacking::run when the runs turn out not to be packable after all (a backbone
-/// architecture packs do not support, say); the executor then runs them one by one.
-class PackRefused : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// How a measure trains several runs as one process step (train/run_pack.h: "many small runs at once").
-struct MeasurePacking {
-  /// Runs whose configurations are equal except in these parameters may share a pack.
-  std::vector<std::string> varying;
-  /// Why the run with `config` cannot be packed, or "" when it can.
-  std::function<std::string(const Parameters& config, const RunContext& context)> unpackable;
-  /// Every run's outcome, in order; contexts[i] is run i's (its tuned-state path).
-  std::function<std::vector<PackedOutcome>(const std::vector<Parameters>& configs, const std::vector<RunContext>& contexts)>
-      run;
-};
-
 struct MeasureSpec {
   std::string name;
   std::string description;
@@ -66,8 +40,6 @@ struct MeasureSpec {
   ParameterList parameters;
   /// Runs once with a configuration resolved against run_parameters(*this).
   std::function<MeasureResult(const Parameters& config, const RunContext& context)> run;
-  /// Set by measures that can train compatible runs together (`capaboost run --pack K`).
-  std::optional<MeasurePacking> packing = std::nullopt;
 };
 
 bool register_measure(MeasureSpec measure);

@@ -131,4 +131,15 @@ void save_state_dict(torch::nn::Module& module, const std::string& path, const s
   save_safetensors(path, state_dict(module, excluded));
 }
 
+std::vector<std::string> names_under(torch::nn::Module& module, const std::string& prefix) {
+  std::vector<std::string> names;
+  for (const auto& item : module.named_parameters()) {
+    if (item.key().rfind(prefix, 0) == 0) names.push_back(item.key());
+  }
+  for (const auto& item : module.named_buffers()) {
+    if (item.key().rfind(prefix, 0) == 0) names.push_back(item.key());
+  }
+  return names;
+}
+
 }  // namespace capaboost

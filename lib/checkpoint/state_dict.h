@@ -54,6 +54,11 @@ LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& fil
 std::map<std::string, torch::Tensor> state_dict(torch::nn::Module& module,
                                                 const std::vector<std::string>& excluded = {});
 
+/// The parameter and buffer names of `module` under `prefix` ("classifier."): a model's head in a tuned
+/// state, or what a checkpoint must not load into an output layer rebuilt for another label count
+/// (fresh, as transformers' ignore_mismatched_sizes leaves it).
+std::vector<std::string> names_under(torch::nn::Module& module, const std::string& prefix);
+
 /// Writes `state_dict(module, excluded)` to `path` as safetensors (atomically).
 void save_state_dict(torch::nn::Module& module, const std::string& path,
                      const std::vector<std::string>& excluded = {});

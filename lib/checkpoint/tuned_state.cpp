@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include "checkpoint/state_dict.h"
-#include "models/pretrained_directory.h"
 #include "sites/site_registry.h"
 
 namespace capaboost {

@@ -1,11 +1,13 @@
 #include "models/parallel_dropout.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 #include <ATen/record_function.h>
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -13,7 +15,6 @@
 #endif
 
 #include "models/dropout_mask.h"
-#include "models/dropout_packing.h"
 
 namespace capaboost {
 namespace {
@@ -88,39 +89,33 @@ void mask_span_fast<float>(const float* src, float* dst, int64_t first_pair, int
 }
 
 // out = in with the dropout mask of `seed` applied and the kept elements scaled: the forward (in = x) and
-// the backward (in = grad, same seed, so the same mask). With `copies` > 1 the tensor is that many equal
-// slices along its first dimension and each gets the mask of one slice (models/dropout_packing.h).
-void apply_mask(const torch::Tensor& in, torch::Tensor& out, double p, uint64_t seed, int64_t copies) {
+// the backward (in = grad, same seed, so the same mask).
+void apply_mask(const torch::Tensor& in, torch::Tensor& out, double p, uint64_t seed) {
   RECORD_FUNCTION("capaboost::dropout_mask", std::vector<c10::IValue>());  // named in profiler traces
   const uint64_t threshold = dropout_threshold(p);
   const double scale = 1.0 / (1.0 - p);
-  TORCH_CHECK(copies >= 1 && in.dim() >= 1 && in.size(0) % copies == 0, "parallel_dropout: a tensor of shape ",
-              in.sizes(), " does not split into ", copies, " equal slices along its first dimension");
-  const int64_t n = in.numel() / copies;  // elements per slice
+  const int64_t n = in.numel();
   AT_DISPATCH_FLOATING_TYPES_AND2(torch::kHalf, torch::kBFloat16, in.scalar_type(), "parallel_dropout", [&] {
     const auto s = static_cast<scalar_t>(scale);
-    for (int64_t slice = 0; slice < copies; ++slice) {
-      const scalar_t* src = in.data_ptr<scalar_t>() + slice * n;
-      scalar_t* dst = out.data_ptr<scalar_t>() + slice * n;
-      // Even chunk boundaries: each 64-bit draw serves two neighbouring elements.
-      at::parallel_for(0, (n + 1) / 2, /*grain_size=*/8192, [&](int64_t begin, int64_t end) {
-        mask_span_fast<scalar_t>(src + 2 * begin, dst + 2 * begin, begin, std::min(n, 2 * end) - 2 * begin, seed,
-                                 threshold, s);
-      });
-    }
+    const scalar_t* src = in.data_ptr<scalar_t>();
+    scalar_t* dst = out.data_ptr<scalar_t>();
+    // Even chunk boundaries: each 64-bit draw serves two neighbouring elements.
+    at::parallel_for(0, (n + 1) / 2, /*grain_size=*/8192, [&](int64_t begin, int64_t end) {
+      mask_span_fast<scalar_t>(src + 2 * begin, dst + 2 * begin, begin, std::min(n, 2 * end) - 2 * begin, seed,
+                               threshold, s);
+    });
   });
 }
 
 class ParallelDropoutFunction : public torch::autograd::Function<ParallelDropoutFunction> {
  public:
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x, double p,
-                               int64_t seed, int64_t copies) {
+                               int64_t seed) {
     ctx->saved_data["p"] = p;
     ctx->saved_data["seed"] = seed;
-    ctx->saved_data["copies"] = copies;  // backward runs outside the packing scope
     const auto in = x.contiguous();
     auto out = torch::empty_like(in);
-    apply_mask(in, out, p, static_cast<uint64_t>(seed), copies);
+    apply_mask(in, out, p, static_cast<uint64_t>(seed));
     return out;
   }
 
@@ -128,9 +123,8 @@ class ParallelDropoutFunction : public torch::autograd::Function<ParallelDropout
                                                torch::autograd::tensor_list grads) {
     const auto grad = grads[0].contiguous();
     auto grad_x = torch::empty_like(grad);
-    apply_mask(grad, grad_x, ctx->saved_data["p"].toDouble(), static_cast<uint64_t>(ctx->saved_data["seed"].toInt()),
-               ctx->saved_data["copies"].toInt());
-    return {grad_x, torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    apply_mask(grad, grad_x, ctx->saved_data["p"].toDouble(), static_cast<uint64_t>(ctx->saved_data["seed"].toInt()));
+    return {grad_x, torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -151,7 +145,13 @@ torch::Tensor parallel_dropout(const torch::Tensor& x, double p, uint64_t seed) 
   TORCH_CHECK(x.device().is_cpu(), "parallel_dropout runs on the CPU; got a tensor on ", x.device(),
               " (ParallelDropout uses the device's own dropout there)");
   // The seed travels through autograd's saved data as an int64; the bit pattern is what matters.
-  return ParallelDropoutFunction::apply(x, p, static_cast<int64_t>(seed), dropout_tiling());
+  return ParallelDropoutFunction::apply(x, p, static_cast<int64_t>(seed));
+}
+
+uint64_t next_dropout_seed() {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return generator.get<at::CPUGeneratorImpl>()->random64();
 }
 
 ParallelDropoutImpl::ParallelDropoutImpl(const ParallelDropoutOptions& options_) : options(options_) {

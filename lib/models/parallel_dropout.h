@@ -19,6 +19,10 @@ namespace capaboost {
 /// as torch::dropout), using the mask of `seed`. Differentiable in x. p in [0, 1).
 torch::Tensor parallel_dropout(const torch::Tensor& x, double p, uint64_t seed);
 
+/// The seed of the next dropout mask, drawn from torch's default CPU generator (so torch::manual_seed
+/// makes runs repeatable). Every module that drops with these masks draws its seed here, once per call.
+uint64_t next_dropout_seed();
+
 struct ParallelDropoutOptions {
   /* implicit */ ParallelDropoutOptions(double p = 0.5) : p_(p) {}
   TORCH_ARG(double, p);

@@ -24,17 +24,6 @@ SafetensorsFile open_weights(const std::string& dir) {
   return SafetensorsFile(weights.string());
 }
 
-std::vector<std::string> names_under(torch::nn::Module& model, const std::string& prefix) {
-  std::vector<std::string> names;
-  for (const auto& item : model.named_parameters()) {
-    if (item.key().rfind(prefix, 0) == 0) names.push_back(item.key());
-  }
-  for (const auto& item : model.named_buffers()) {
-    if (item.key().rfind(prefix, 0) == 0) names.push_back(item.key());
-  }
-  return names;
-}
-
 void save_model_directory(torch::nn::Module& model, const nlohmann::json& config, const std::string& dir,
                           bool include_tuners) {
   fs::create_directories(dir);

@@ -31,11 +31,6 @@ std::string config_file(const std::string& dir);
 /// says how to convert it: the suite reads safetensors only.
 SafetensorsFile open_weights(const std::string& dir);
 
-/// The parameter and buffer names of `model` under `prefix` ("classifier."): what a checkpoint must not
-/// load into an output layer rebuilt for another label count (fresh, as transformers'
-/// ignore_mismatched_sizes leaves it).
-std::vector<std::string> names_under(torch::nn::Module& model, const std::string& prefix);
-
 /// Writes model.safetensors, then config.json, into `dir` (created if needed): names as the module's
 /// state dict, "format": "pt" metadata; tuner parameters left out unless `include_tuners`. Weights
 /// first, so a directory whose config.json is new always has matching weights beside it.

@@ -1,6 +1,5 @@
 #include "models/transformer_blocks.h"
 
-#include "models/dropout_packing.h"
 #include "models/dropout_residual_layer_norm.h"
 
 namespace capaboost {
@@ -18,9 +17,9 @@ torch::Tensor ResidualOutputImpl::forward(const torch::Tensor& x, const torch::T
   // One pass over the rows instead of three operators where the fused kernel applies (float32 on the CPU,
   // outside autocast) and pays: when it drops, or in evaluation. Without dropout but with gradients the
   // unfused backward is cheaper (the sum's gradient passes to both inputs as it is;
-  // bench/fused_kernels_bench.cpp). Packed runs (a dropout tiling) keep the unfused path, which tiles masks.
+  // bench/fused_kernels_bench.cpp).
   const bool drop = dropout->is_training() && dropout->options.p() > 0;
-  if ((drop || !torch::GradMode::is_enabled()) && dropout_tiling() == 1 &&
+  if ((drop || !torch::GradMode::is_enabled()) &&
       dropout_residual_layer_norm_applies(h, residual, layer_norm->weight, layer_norm->bias)) {
     // The same seed draw ParallelDropout makes: the run's later masks stay where they were.
     const uint64_t seed = drop ? next_dropout_seed() : 0;

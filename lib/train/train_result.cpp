@@ -31,7 +31,8 @@ nlohmann::json TrainResult::to_json() const {
                            {"test", metrics_json(epoch.test)},
                            {"test_score", epoch.test_score},
                            {"seconds", epoch.seconds},
-                           {"train_tokens", epoch.train_tokens}});
+                           {"train_tokens", epoch.train_tokens},
+                           {"train_examples", epoch.train_examples}});
   }
   json["epochs"] = epochs_json;
   json["parameters"] = {{"backbone", parameters.backbone},
@@ -48,6 +49,7 @@ nlohmann::json TrainResult::to_json() const {
   json["steps"] = steps;
   json["wall_seconds"] = wall_seconds;
   json["train_tokens_per_second"] = train_tokens_per_second;
+  json["train_examples_per_second"] = train_examples_per_second;
   json["peak_rss_mib"] = peak_rss_mib;
   if (!method_summary.empty()) json["method_summary"] = method_summary;
   return json;

@@ -25,7 +25,8 @@ struct EpochMetrics {
   MetricValues test;          ///< task metrics on the test split
   double test_score = 0;
   double seconds = 0;         ///< training + evaluation time of the epoch
-  int64_t train_tokens = 0;   ///< real (unpadded) tokens trained on
+  int64_t train_tokens = 0;   ///< real (unpadded) tokens trained on; 0 for inputs without tokens (images)
+  int64_t train_examples = 0; ///< examples trained on
 };
 
 /// How a training run ended.
@@ -47,7 +48,8 @@ struct TrainResult {
   SiteRanks site_ranks;     ///< rank and spectrum of ΔW per tuned site after the last epoch
   int64_t steps = 0;        ///< optimizer steps taken
   double wall_seconds = 0;
-  double train_tokens_per_second = 0;  ///< real tokens per second of training (evaluation excluded)
+  double train_tokens_per_second = 0;    ///< real tokens per second of training (evaluation excluded); 0 for images
+  double train_examples_per_second = 0;  ///< examples per second of training (evaluation excluded)
   double peak_rss_mib = 0;             ///< process peak resident memory at the end
   nlohmann::json method_summary = nlohmann::json::object();  ///< the method's training hooks' summary
   /// Tuners and head at the best epoch (checkpoint/tuned_state.h); empty unless TrainerOptions::keep_best_state.

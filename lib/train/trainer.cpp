@@ -118,15 +118,18 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
                                        .warmup_ratio(options.warmup_ratio())
                                        .decay(options.lr_decay()));
 
+  // Text splits count real tokens (their examples have lengths); image splits count examples, so the
+  // bar and the record never show a rate of 0 tokens per second for a run that has no tokens.
+  const bool counts_tokens = data.train->size() > 0 && data.train->length(0) > 0;
   std::optional<ProgressBar> progress;
   if (options.progress()) {
     progress.emplace(ProgressOptions(steps_per_epoch * options.epochs())
                          .label(options.label())
-                         .unit("tok")
+                         .unit(counts_tokens ? "tok" : "ex")
                          .interactive(options.interactive()));
   }
   double training_seconds = 0;
-  int64_t training_tokens = 0;
+  int64_t training_tokens = 0, training_examples = 0;
   const torch::Device device = runtime::module_device(model);
   StepProfiler profiler(options.label());
   model.train();
@@ -169,12 +172,15 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
       ++batches;
       loss_sum += loss_value;
       metrics.train_tokens += batch.tokens;
+      metrics.train_examples += batch.examples;
       if (progress) {
-        progress->advance(1, batch.tokens, {{"epoch", static_cast<double>(epoch + 1)}, {"loss", loss_sum / batches}});
+        progress->advance(1, counts_tokens ? batch.tokens : batch.examples,
+                          {{"epoch", static_cast<double>(epoch + 1)}, {"loss", loss_sum / batches}});
       }
     }
     training_seconds += seconds_since(epoch_start);
     training_tokens += metrics.train_tokens;
+    training_examples += metrics.train_examples;
     if (!result.ok()) break;
     metrics.train_loss = loss_sum / static_cast<double>(batches);
     // Without model selection only the last epoch is reported: scoring the (test) eval split after every
@@ -208,6 +214,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
   }
   result.wall_seconds = seconds_since(start);
   result.train_tokens_per_second = training_seconds > 0 ? training_tokens / training_seconds : 0.0;
+  result.train_examples_per_second = training_seconds > 0 ? training_examples / training_seconds : 0.0;
   result.peak_rss_mib = peak_rss_mib();
   return result;
 }

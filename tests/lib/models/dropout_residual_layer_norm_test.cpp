@@ -4,7 +4,6 @@
 
 #include <catch2/catch.hpp>
 
-#include "models/dropout_packing.h"
 #include "models/parallel_dropout.h"
 #include "models/transformer_blocks.h"
 

@@ -111,4 +111,8 @@ TEST_CASE("a ViT trains on image batches and, without model selection, reports i
   CHECK(last.epochs.size() == 4);
   CHECK(last.epochs[0].eval.empty());  // not scored: only the last epoch is
   CHECK(last.test.at("accuracy") > 0.9);
+  // Images have no tokens: the run's rate is in examples, 64 per epoch.
+  CHECK(last.train_tokens_per_second == 0);
+  CHECK(last.train_examples_per_second > 0);
+  CHECK(last.epochs[0].train_examples == 64);
 }

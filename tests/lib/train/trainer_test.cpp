@@ -78,6 +78,8 @@ TEST_CASE("fine-tuning on CoLA makes the training loss fall", "[train][trainer]"
   for (const auto& [site, rank] : result.site_ranks.sites) CHECK(rank.rank == 4);  // B has left zero: rank r
   CHECK(result.site_ranks.lora_parameters(8) == 4 * 8 * (32 + 32));
   CHECK(result.train_tokens_per_second > 0);
+  CHECK(result.train_examples_per_second > 0);
+  CHECK(result.epochs.front().train_examples == 256);
 }
 
 TEST_CASE("the same seed gives identical metrics twice", "[train][trainer]") {

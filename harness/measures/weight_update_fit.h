@@ -1,7 +1,7 @@
 #pragma once
 // How much of a target weight update ΔW* a PEFT parameterisation can express: fit the tuner on one
 // linear site by minimising ‖ΔW(θ) − ΔW*‖_F with Adam, and compare the residual with the Eckart–Young
-// floor, the best any matrix of a given rank can do. The capacity measure (harness) drives it; the
+// floor, the best any matrix of a given rank can do. The capacity measure drives it; the
 // synthetic targets give spectra of a known shape.
 //
 //   auto target = synthetic_update({768, 768, Spectrum::kPowerLaw}, /*seed=*/42);   // (768, 768)
@@ -16,7 +16,7 @@
 
 #include "sites/site_tuner.h"
 
-namespace capaboost {
+namespace capaboost::harness {
 
 /// The singular-value profile of a synthetic target.
 enum class Spectrum {
@@ -94,4 +94,4 @@ struct WeightUpdateFit {
 WeightUpdateFit fit_weight_update(SiteTunerImpl& tuner, const torch::Tensor& target,
                                   const WeightUpdateFitOptions& options = {});
 
-}  // namespace capaboost
+}  // namespace capaboost::harness

@@ -1,4 +1,4 @@
-#include "measure/weight_update_fit.h"
+#include "measures/weight_update_fit.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -6,7 +6,7 @@
 
 #include "peft/lora.h"
 
-namespace capaboost {
+namespace capaboost::harness {
 
 Spectrum parse_spectrum(const std::string& name) {
   for (const Spectrum spectrum : {Spectrum::kFlat, Spectrum::kPowerLaw, Spectrum::kLowRank}) {
@@ -169,4 +169,4 @@ WeightUpdateFit fit_weight_update(SiteTunerImpl& tuner, const torch::Tensor& tar
   return fit;
 }
 
-}  // namespace capaboost
+}  // namespace capaboost::harness

@@ -1,4 +1,4 @@
-#include "measure/weight_update_fit.h"
+#include "measures/weight_update_fit.h"
 
 #include <catch2/catch.hpp>
 
@@ -8,6 +8,7 @@
 #include "peft/lora.h"
 
 using namespace capaboost;
+using namespace capaboost::harness;
 
 namespace {
 constexpr int64_t kWidth = 64;
