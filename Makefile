@@ -210,7 +210,8 @@ reproduce-table-%: program profile-deps
 # runs into results/<profile>/<spec>/, with a README saying how and from which runs, and run_keys.txt,
 # the keys of those runs: tests/harness/curated_outputs_test.cpp fails when the current code would plan
 # other keys (a default, a recipe or the code version changed), so a committed table never silently
-# predates the code that claims it.
+# predates the code that claims it. Then the gallery, results/README.md, is written again so the page
+# shows the new folder (`capaboost gallery`, harness/report/gallery.h).
 # $(call curate,SPEC,COMMANDS THAT MAKE IT) — a shell fragment.
 define curate
 out=$(RESULTS)/$(PROFILE)/$$(basename $(1) .yaml); \
@@ -219,8 +220,26 @@ $(CAPABOOST) report $(1) --profile $(PROFILE) --results $(RESULTS) --out $$out &
   echo "Rendered $$(date -u +%F) at commit $$(git rev-parse --short HEAD 2>/dev/null || echo unknown) by"; \
   echo "\`$(2)\`."; echo; \
   echo '```'; $(CAPABOOST) status $(1) --profile $(PROFILE) --results $(RESULTS); echo '```'; } > $$out/README.md && \
-$(CAPABOOST) plan $(1) --profile $(PROFILE) --results $(RESULTS) | awk 'length($$1) == 12 && $$1 ~ /^[0-9a-f]+$$/ {print $$1}' | sort > $$out/run_keys.txt
+$(CAPABOOST) plan $(1) --profile $(PROFILE) --results $(RESULTS) | awk 'length($$1) == 12 && $$1 ~ /^[0-9a-f]+$$/ {print $$1}' | sort > $$out/run_keys.txt && \
+$(CAPABOOST) gallery --results $(RESULTS)
 endef
+
+# The gallery alone: results/README.md from the curated folders as they are (every curate-… target also
+# writes it). gallery-preview renders it to HTML and a headless-browser screenshot under
+# $(GALLERY_PREVIEW_DIR), to see the page as a reader does; it installs its two packages itself.
+GALLERY_DEB_PACKAGES := chromium python3-markdown
+GALLERY_PREVIEW_DIR ?= $(BUILD_DIR)/gallery
+.PHONY: gallery gallery-preview
+gallery: program
+	$(CAPABOOST) gallery --results $(RESULTS)
+
+gallery-preview: gallery
+	@$(MAKE) --no-print-directory deps-debian DEB_PACKAGES="$(GALLERY_DEB_PACKAGES)"
+	@mkdir -p $(GALLERY_PREVIEW_DIR)
+	$$(command -v -p python3) harness/scripts/gallery_html.py $(RESULTS)/README.md $(GALLERY_PREVIEW_DIR)/gallery.html
+	chromium --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
+	  --disable-sync --no-first-run --user-data-dir=$$(mktemp -d) --window-size=1200,4000 \
+	  --screenshot=$(abspath $(GALLERY_PREVIEW_DIR))/gallery.png file://$(abspath $(GALLERY_PREVIEW_DIR))/gallery.html
 
 curate-table-%: program
 	@spec=$$(ls experiments/table$*_*.yaml 2>/dev/null | head -1); \

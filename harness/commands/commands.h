@@ -47,6 +47,9 @@ Command models_command(CLI::App& app);
 Command backbone_command(CLI::App& app);
 /// `capaboost export RUN_KEY DIR`: a finished LoRA or CapaBoost-LoRA run as a Hugging Face PEFT adapter.
 Command export_command(CLI::App& app);
+/// `capaboost gallery [--results DIR] [--out FILE]`: results/README.md, every curated folder's figures,
+/// claims and render commit on one page (report/gallery.h).
+Command gallery_command(CLI::App& app);
 /// `capaboost squad-eval DATA PREDICTIONS [--na-probs NA] [--na-threshold T]`: the official SQuAD scores.
 Command squad_eval_command(CLI::App& app);
 

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   commands.push_back(capaboost::harness::backbone_command(app));
   commands.push_back(capaboost::harness::squad_eval_command(app));
   commands.push_back(capaboost::harness::export_command(app));
+  commands.push_back(capaboost::harness::gallery_command(app));
 
   try {
     app.parse(argc, argv);
