@@ -51,11 +51,13 @@ Command methods_command(CLI::App& app) {
 }
 
 Command measures_command(CLI::App& app) {
-  return listing(app, "measures", "List the measures specs may name, with their parameters and defaults", [] {
+  return listing(app, "measures", "List the measures specs may name, with their parameters, defaults and metrics", [] {
     for (const auto& name : measure_names()) {
       const MeasureSpec& measure = find_measure(name);
       fmt::print("{}: {}\n", name, measure.description);
       print_parameters(run_parameters(measure));
+      fmt::print("  metrics (what a report may show):\n");
+      for (const auto& metric : measure.metrics) fmt::print("    {}: {}\n", metric.name, metric.description);
     }
   });
 }

@@ -233,9 +233,27 @@ ParameterList capacity_parameters() {
   };
 }
 
+MetricList capacity_metrics() {
+  return {
+      {"residual", "relative residual ‖ΔW − ΔW*‖ / ‖ΔW*‖ of the best restart"},
+      {"residual_mean", "the relative residual, mean over the restarts"},
+      {"explained", "1 − residual²: the fraction of the target's energy expressed"},
+      {"svd_floor", "the Eckart–Young residual at the run's budget, rank ⌊params_effective / (out + in)⌋"},
+      {"svd_floor_at_rank", "the truncated-SVD residual at the fit's own numerical rank"},
+      {"budget_gap", "residual − svd_floor: below 0 the fit beats every LoRA of at most its budget"},
+      {"lora_equivalent_params", "what the truncated SVD, and so LoRA, needs to reach the same residual"},
+      {"capacity_per_parameter", "lora_equivalent_params over the parameterisation's effective parameters"},
+      {"rank", "numerical rank of the fitted ΔW"},
+      {"params_dense", "tuner parameters stored (masked entries counted)"},
+      {"params_effective", "tuner parameters that train (masked entries not counted)"},
+      {"converged", "share of restarts whose loss settled"},
+      {"fit_seconds", "wall time of the fits"},
+  };
+}
+
 [[maybe_unused]] const bool registered = register_measure(
     {"capacity", "how much of a target weight update a parameterisation can express, against the SVD floor",
-     capacity_parameters(), measure_capacity});
+     capacity_parameters(), capacity_metrics(), measure_capacity});
 
 }  // namespace
 }  // namespace capaboost::harness

@@ -223,9 +223,32 @@ MeasureResult measure_finetune(const Parameters& config, const RunContext& conte
   return measured;
 }
 
+MetricList finetune_metrics() {
+  MetricList metrics = {
+      {"eval_score", "the task's selection score on the eval split at the chosen epoch (learning-rate selection)"},
+      {"test_score", "the task's selection score on the test split at the chosen epoch"},
+      {"test_*", "each task metric on the test split (test_accuracy, test_f1, …), as fractions"},
+      {"paper_score", "the test number the paper's tables print (x100)"},
+      {"best_epoch", "the epoch reported (best on eval, or the last)"},
+      {"tuner_dense_percent", "tuner parameters stored, % of the backbone"},
+      {"tuner_effective_percent", "tuner parameters that train, % of the backbone"},
+      {"fine_tuned_percent", "% FT params: the tuners' effective entries plus the backbone parameters trained"},
+      {"tuner_flops_per_token", "the tuners' forward FLOPs per token as executed (tuners on linear sites)"},
+      {"tuner_flops_per_token_sparse", "the same with masked entries free"},
+      {"trainable", "parameters that train, the head included"},
+      {"steps", "optimizer steps"},
+      {"wall_seconds", "wall time of training and evaluation"},
+      {"train_examples_per_second", "examples per second of training"},
+      {"train_tokens_per_second", "real tokens per second of training (text tasks)"},
+      {"peak_rss_mib", "peak resident memory of the process"},
+  };
+  for (auto& def : rank_metrics()) metrics.push_back(std::move(def));
+  return metrics;
+}
+
 [[maybe_unused]] const bool registered = register_measure(
     {"finetune", "fine-tune a backbone with a PEFT method on a task (best eval epoch, scored on test)",
-     finetune_parameters(), measure_finetune});
+     finetune_parameters(), finetune_metrics(), measure_finetune});
 
 }  // namespace
 }  // namespace capaboost::harness

@@ -14,6 +14,8 @@ Registry<MeasureSpec>& measures() {
 
 bool register_measure(MeasureSpec measure) {
   TORCH_CHECK(measure.run, "register_measure: measure '", measure.name, "' has no run function");
+  TORCH_CHECK(!measure.metrics.empty(), "register_measure: measure '", measure.name,
+              "' declares no metrics; list every metric its runs record (MeasureSpec::metrics)");
   measure.parameters = owned(std::move(measure.parameters), "measure " + measure.name);
   measures().add(std::move(measure));
   return true;
@@ -22,6 +24,17 @@ bool register_measure(MeasureSpec measure) {
 const MeasureSpec& find_measure(const std::string& name) { return measures().find(name); }
 
 std::vector<std::string> measure_names() { return measures().names(); }
+
+bool declares_metric(const MeasureSpec& measure, const std::string& metric) {
+  for (const auto& def : measure.metrics) {
+    if (def.name == metric) return true;
+    if (!def.name.empty() && def.name.back() == '*' && metric.size() >= def.name.size() &&
+        metric.compare(0, def.name.size() - 1, def.name, 0, def.name.size() - 1) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
 
 ParameterDef seed_parameter() {
   // 42 is the first of the paper's seeds (42, 43, 44) and the reference code's.

@@ -33,11 +33,22 @@ struct MeasureResult {
   nlohmann::json details = nlohmann::json::object();
 };
 
+/// A record metric a measure writes, declared as parameters are: report specs that name a metric no
+/// measure of theirs writes are refused when planned, naming the field and the close names. A name
+/// ending in '*' declares a family ("test_*": each task metric on the test split).
+struct MetricDef {
+  std::string name;
+  std::string description;
+};
+using MetricList = std::vector<MetricDef>;
+
 struct MeasureSpec {
   std::string name;
   std::string description;
   /// The measure's parameters besides `seed`; definitions without an owner are owned by "measure <name>".
   ParameterList parameters;
+  /// Every metric its runs may record (some only for some methods: say which in the description).
+  MetricList metrics;
   /// Runs once with a configuration resolved against run_parameters(*this).
   std::function<MeasureResult(const Parameters& config, const RunContext& context)> run;
 };
@@ -45,6 +56,9 @@ struct MeasureSpec {
 bool register_measure(MeasureSpec measure);
 const MeasureSpec& find_measure(const std::string& name);
 std::vector<std::string> measure_names();
+
+/// Whether `measure` declares `metric` (by name, or through a family "prefix*").
+bool declares_metric(const MeasureSpec& measure, const std::string& metric);
 
 /// The run seed (`seeds:` in a spec): weights of new modules, data order, dropout, random factors.
 ParameterDef seed_parameter();

@@ -52,8 +52,16 @@ ParameterList rank_parameters() {
   };
 }
 
-[[maybe_unused]] const bool registered = register_measure(
-    {"rank", "rank of each site's weight update with random nonzero tuner factors", rank_parameters(), measure_rank});
+MetricList rank_measure_metrics() {
+  MetricList metrics = rank_metrics();
+  metrics.push_back({"params_dense", "tuner parameters stored (masked entries counted)"});
+  metrics.push_back({"params_effective", "tuner parameters that train (masked entries not counted)"});
+  return metrics;
+}
+
+[[maybe_unused]] const bool registered = register_measure({"rank",
+                                                            "rank of each site's weight update with random nonzero tuner factors",
+                                                            rank_parameters(), rank_measure_metrics(), measure_rank});
 
 }  // namespace
 }  // namespace capaboost::harness

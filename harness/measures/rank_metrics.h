@@ -13,4 +13,7 @@ namespace capaboost::harness {
 /// caller's to record (SiteRanks::to_json).
 void record_rank_metrics(const SiteRanks& ranks, int64_t tuner_effective, MeasureResult& result);
 
+/// The declarations of the metrics record_rank_metrics writes, for the measures that record them.
+MetricList rank_metrics();
+
 }  // namespace capaboost::harness

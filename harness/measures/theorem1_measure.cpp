@@ -42,9 +42,18 @@ ParameterList theorem1_parameters() {
   };
 }
 
+MetricList theorem1_metrics() {
+  return {
+      {"rank_mean", "rank(X + Y), mean over the trials"},
+      {"rank_min", "the lowest rank(X + Y) of the trials"},
+      {"rank_max", "the highest rank(X + Y) of the trials"},
+      {"additive_fraction", "fraction of trials where rank(X + Y) = min(2r, n), the theorem's bound"},
+  };
+}
+
 [[maybe_unused]] const bool registered = register_measure(
     {"theorem1", "Monte Carlo check of Theorem 1: rank(X + Y) for random rank-r X, Y", theorem1_parameters(),
-     measure_theorem1});
+     theorem1_metrics(), measure_theorem1});
 
 }  // namespace
 }  // namespace capaboost::harness

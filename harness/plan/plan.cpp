@@ -38,6 +38,31 @@ std::vector<std::string> row_measures(const Spec& spec) {
   return measures;
 }
 
+// Report fields that name a metric none of the spec's measures records: an empty column or figure only
+// after every run had finished, found now instead.
+std::vector<Diagnostic> unknown_metrics(const Spec& spec, const std::vector<std::string>& measures) {
+  std::vector<const MeasureSpec*> declared;
+  std::vector<std::string> names;
+  for (const auto& name : measures) {
+    const MeasureSpec& measure = find_measure(name);
+    declared.push_back(&measure);
+    for (const auto& def : measure.metrics) names.push_back(def.name);
+  }
+  std::vector<Diagnostic> diagnostics;
+  for (const auto& reference : spec.metric_references) {
+    const bool known = std::any_of(declared.begin(), declared.end(), [&](const MeasureSpec* measure) {
+      return declares_metric(*measure, reference.metric);
+    });
+    if (known) continue;
+    diagnostics.push_back(Diagnostic::at(
+        reference.mark, fmt::format("{} names '{}', which measure {} does not record{}; `capaboost measures` lists "
+                                    "each measure's metrics",
+                                    reference.where, reference.metric, fmt::join(measures, " or "),
+                                    did_you_mean(reference.metric, names))));
+  }
+  return diagnostics;
+}
+
 }  // namespace
 
 Resolved resolve_runs(const Spec& spec, const std::string& profile, const DataFingerprint& data,
@@ -102,14 +127,22 @@ Spec load_checked_spec(const std::string& path) {
   // A spec with problems still gets its runs checked when its measure and rows could be read: all
   // problems at once. Values that did not load are missing from the runs, not reported twice.
   std::set<std::string> used;
-  const auto measures = measure_names();
-  if (!spec.rows.empty() && std::find(measures.begin(), measures.end(), spec.measure) != measures.end()) {
+  const auto known_measures = measure_names();
+  if (!spec.rows.empty() && std::find(known_measures.begin(), known_measures.end(), spec.measure) != known_measures.end()) {
     for (const auto& profile : profile_names()) {
       if (!spec_has_profile(spec, profile)) continue;
       Resolved resolved = resolve_runs(spec, profile);
       diagnostics.insert(diagnostics.end(), resolved.diagnostics.begin(), resolved.diagnostics.end());
       used.insert(resolved.used_defaults.begin(), resolved.used_defaults.end());
     }
+  }
+  std::vector<std::string> measures;
+  for (const auto& name : row_measures(spec)) {
+    if (std::find(known_measures.begin(), known_measures.end(), name) != known_measures.end()) measures.push_back(name);
+  }
+  if (!measures.empty()) {
+    const auto unknown = unknown_metrics(spec, measures);
+    diagnostics.insert(diagnostics.end(), unknown.begin(), unknown.end());
   }
   if (loaded && diagnostics.empty()) {
     for (const auto& [name, value] : spec.defaults.items()) {

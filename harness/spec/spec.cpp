@@ -368,10 +368,16 @@ void read_figure(Reader& reader, const YAML::Node& figure, const std::string& wh
     reader.error(figure["over"], fmt::format("{}: 'over' averages an x_metric figure; with 'x' every value is a point", where));
   }
   if (figure["x"]) layout.x = figure["x"].as<std::string>();
-  if (figure["x_metric"]) layout.x_metric = figure["x_metric"].as<std::string>();
+  if (figure["x_metric"]) {
+    layout.x_metric = figure["x_metric"].as<std::string>();
+    spec.metric_references.push_back({layout.x_metric, where + ".x_metric", reader.mark(figure["x_metric"])});
+  }
   if (figure["over"]) layout.over = figure["over"].as<std::string>();
   if (figure["series"]) layout.series = figure["series"].as<std::string>();
-  if (figure["metric"]) layout.metric = figure["metric"].as<std::string>();
+  if (figure["metric"]) {
+    layout.metric = figure["metric"].as<std::string>();
+    spec.metric_references.push_back({layout.metric, where + ".metric", reader.mark(figure["metric"])});
+  }
   if (figure["template"]) layout.template_name = figure["template"].as<std::string>();
   layout.xlabel = figure["xlabel"] ? figure["xlabel"].as<std::string>() : layout.x_metric.empty() ? layout.x : layout.x_metric;
   layout.ylabel = figure["ylabel"] ? figure["ylabel"].as<std::string>() : layout.metric;
@@ -406,7 +412,10 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
     if (table["rows"]) layout.rows = table["rows"].as<std::string>();
     if (table["columns"]) layout.columns = table["columns"].as<std::string>();
     if (table["metrics"] && table["metrics"].IsSequence()) {
-      for (const auto& m : table["metrics"]) layout.metrics.push_back(m.as<std::string>());
+      for (const auto& m : table["metrics"]) {
+        layout.metrics.push_back(m.as<std::string>());
+        spec.metric_references.push_back({layout.metrics.back(), "report.table.metrics", reader.mark(m)});
+      }
     } else {
       reader.error(table["metrics"] ? table["metrics"] : table, "report.table needs 'metrics': a list of record metrics");
     }
@@ -435,6 +444,7 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
       } else {
         for (const auto& item : budget) {
           BudgetColumn column{item.first.as<std::string>(), "", ""};
+          spec.metric_references.push_back({column.metric, "report.table.budget", reader.mark(item.first)});
           if (item.second.IsScalar()) {
             column.title = item.second.as<std::string>();
           } else if (item.second.IsMap()) {

@@ -158,6 +158,14 @@ struct ComparisonLayout {
   std::optional<double> within;
 };
 
+/// Where a report names a record metric (a table's metrics and budget, a figure's metric or x_metric):
+/// checked when the spec is planned against the metrics its measures declare (MeasureSpec::metrics).
+struct MetricReference {
+  std::string metric;
+  std::string where;  ///< the field, e.g. "report.table.metrics"
+  SourceMark mark;
+};
+
 struct Spec {
   std::string file;  ///< path it was loaded from
   std::string name;
@@ -180,6 +188,8 @@ struct Spec {
   std::optional<TableLayout> table;
   std::vector<FigureLayout> figures;
   std::vector<ComparisonLayout> comparisons;
+  /// Every record metric the report names, with where (checked by load_checked_spec, plan/plan.h).
+  std::vector<MetricReference> metric_references;
   /// `report.split: target`: one report (tables, claims, figures) per value of this parameter, each in
   /// its own folder, as if the spec had only those runs; empty: one report.
   std::string report_split;

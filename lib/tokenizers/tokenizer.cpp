@@ -29,11 +29,6 @@ std::vector<int64_t> token_types(int64_t length, const std::optional<int64_t>& f
   return types;
 }
 
-std::vector<TokenOffsets> Tokenizer::encode_text_with_offsets(std::string_view) const {
-  TORCH_CHECK(false, "this tokenizer does not map its tokens back to characters yet, which question answering needs; "
-              "byte-level BPE tokenizers (RoBERTa's) do");
-}
-
 void truncate_longest_first(std::vector<int64_t>& a, std::optional<std::vector<int64_t>>& b,
                             int64_t num_special, int64_t max_length) {
   TORCH_CHECK(max_length > 0, "truncation needs EncodeOptions::max_length > 0, got ", max_length);

@@ -68,9 +68,8 @@ class Tokenizer {
   /// Ids of `text` without special tokens added and without truncation (HF tokenize + convert).
   virtual std::vector<int64_t> encode_text(std::string_view text) const = 0;
   /// Ids of `text` as encode_text, each with its span in the text (extractive question answering maps
-  /// predicted tokens back to answer characters with them). A tokenizer that cannot map its ids back to
-  /// characters fails, saying so.
-  virtual std::vector<TokenOffsets> encode_text_with_offsets(std::string_view text) const;
+  /// predicted tokens back to answer characters with them).
+  virtual std::vector<TokenOffsets> encode_text_with_offsets(std::string_view text) const = 0;
   /// Frames one sequence, or a pair when `b` is given, with the model's special tokens.
   virtual std::vector<int64_t> add_special_tokens(const std::vector<int64_t>& a,
                                                   const std::optional<std::vector<int64_t>>& b) const = 0;

@@ -111,6 +111,10 @@ TEST_CASE("a spec names the variant; it plans and runs through the harness like 
     CHECK(records.at("striped d=4").metrics.at("rank") == 4 * rank);
     CHECK(records.at("striped d=4").metrics.at("params_effective") == records.at("LoRA").metrics.at("params_dense"));
     CHECK(records.at("striped d=4").config.at("stripe_width") == 2);
+    // Every metric a run records is one its measure declares: what report specs are checked against.
+    for (const auto& [label, record] : records) {
+      for (const auto& [name, value] : record.metrics.items()) CHECK(declares_metric(find_measure(record.measure), name));
+    }
   }
 }
 
@@ -128,6 +132,10 @@ TEST_CASE("the variant fine-tunes on the smoke profile", "[harness][variant]") {
   CHECK(striped.config.at("stripe_width") == 4);
   CHECK(striped.metrics.at("steps") == 2);  // 32 examples, batch 16, one epoch
   CHECK(striped.details.at("sites").size() == 4);  // query and value of both layers
+  for (const auto& [name, value] : striped.metrics.items()) {
+    INFO(name);
+    CHECK(declares_metric(find_measure("finetune"), name));
+  }
 }
 
 TEST_CASE("a capaboost program built with the variant folder lists and plans it; the plain one does not",
