@@ -103,7 +103,7 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
       for (const auto& [row, columns] : document.cells.cells) {
         for (const auto& [column, cell] : columns) incomplete += cell.missing + cell.failed;
       }
-      // The paper's claims on this metric, as paired differences: the Markdown report ends with them.
+      // The spec's claims on this metric, as paired differences: the Markdown report ends with them.
       std::vector<ComparisonResult> measured;
       for (const auto& comparison : spec.comparisons) {
         if ((comparison.metric.empty() ? layout.metrics.front() : comparison.metric) != metric) continue;

@@ -62,7 +62,7 @@ std::string render_comparisons_markdown(const std::vector<ComparisonResult>& res
                          d.seeds.empty() ? "–" : interval(d, decimals));
     }
   }
-  out += "\n## Claims\n\n| The paper's claim | A | B | Our measurement | Verdict |\n|---|---|---|---|---|\n";
+  out += "\n## Claims\n\n| Claim | A | B | Our measurement | Verdict |\n|---|---|---|---|---|\n";
   for (const auto& result : results) {
     out += fmt::format("| {} | {} | {} | {} | {} |\n", result.spec.claim, side_text(result.spec.a, column_key),
                        side_text(result.spec.b, column_key), measurement(result, decimals), result.verdict);

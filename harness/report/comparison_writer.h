@@ -1,6 +1,6 @@
 #pragma once
 // Rendering measured comparisons (report/paired_comparison.h): a Markdown section with every paired
-// difference and a closing claims table (the paper's claim, our measurement, the verdict), and CSV.
+// difference and a closing claims table (the claim, our measurement, the verdict), and CSV.
 
 #include "report/paired_comparison.h"
 

@@ -33,7 +33,7 @@ namespace capaboost::harness {
 
 /// One row of a curated table's "## Claims" section.
 struct GalleryClaim {
-  std::string claim;    ///< the paper's claim as the table words it
+  std::string claim;    ///< the claim as the table words it
   std::string verdict;  ///< "reproduced", "not reproduced", "no signal", "reproduced at k of m", …
   /// Where it was measured: the sub-folder of a split report, else the table's file name.
   std::string part;

@@ -52,7 +52,7 @@ const std::string kTableWithPaper =
     "| A | B | where | n | A − B | 95% interval |\n|---|---|---|---|---|---|\n"
     "| CapaBoost-LoRA | LoRA | SST-2 | 3 | -2.6 | [-4.1, -1.2] |\n\n"
     "## Claims\n\n"
-    "| The paper's claim | A | B | Our measurement | Verdict |\n|---|---|---|---|---|\n"
+    "| Claim | A | B | Our measurement | Verdict |\n|---|---|---|---|---|\n"
     "| CapaBoost-LoRA improves on LoRA | CapaBoost-LoRA | LoRA | A − B from -2.6 to +2.2 | not reproduced |\n"
     "| CapaBoost-LoRA matches AdaLoRA | CapaBoost-LoRA | AdaLoRA | A − B from -4.2 to +4.9 | no signal |\n"
     "| CapaBoost-LoRA beats LoRA on SST-2 | CapaBoost-LoRA | LoRA | A − B = -2.6 | not reproduced |\n"
