@@ -73,6 +73,14 @@ ParameterList finetune_parameters() {
                             "with group_by_length, run the grouped batches in a seeded random order, not longest first")
           .defaults_to(trainer.shuffle_grouped_batches())
           .unkeyed_at_default(),
+      // 50 is what the first grouped runs used; transformers' own default is 0 here (see data/batching.h).
+      ParameterDef::integer("mega_batch_mult",
+                            "with group_by_length, batches per length-sorted group; 0: transformers' default, "
+                            "min(examples / (4 x batch), 50)")
+          .defaults_to(trainer.mega_batch_mult())
+          .at_least(0)
+          .at_most(100000)
+          .unkeyed_at_default(),
       // Where the capacity measure finds real targets (measures/weight_updates_file.h).
       ParameterDef::text("weight_updates",
                          "save every linear site's ΔW after the last epoch as <cache>/updates/<name>.safetensors ('': none)")
@@ -93,6 +101,7 @@ TrainerOptions trainer_options(const Parameters& config, const RunContext& conte
       .precision(runtime::parse_precision(config.get<std::string>("precision")))
       .group_by_length(config.get<bool>("group_by_length"))
       .shuffle_grouped_batches(config.get<bool>("shuffle_grouped_batches"))
+      .mega_batch_mult(config.get<int64_t>("mega_batch_mult"))
       .seed(config.get<uint64_t>("seed"))
       .interactive(context.interactive)
       .label(label);
@@ -107,6 +116,10 @@ void check_run(const Parameters& config, const RunContext& context, const TaskSp
   if (config.get<bool>("shuffle_grouped_batches") && !config.get<bool>("group_by_length")) {
     throw SetupError("shuffle_grouped_batches: true shuffles length-grouped batches; set group_by_length: true too, "
                      "or drop shuffle_grouped_batches (the plain order is shuffled already)");
+  }
+  if (config.get<int64_t>("mega_batch_mult") != TrainerOptions().mega_batch_mult() && !config.get<bool>("group_by_length")) {
+    throw SetupError("mega_batch_mult sizes the groups of length-grouped batches; set group_by_length: true too, "
+                     "or drop mega_batch_mult");
   }
   if (precision != runtime::Precision::kFp32 && !context.device.is_cpu()) {
     throw SetupError(fmt::format("precision {} is the CPU's autocast (runtime/precision.h) and does not apply on {}; "

@@ -40,16 +40,27 @@ std::vector<std::vector<int64_t>> shuffled_batches(std::vector<std::vector<int64
   return shuffled;
 }
 
-std::vector<std::vector<int64_t>> length_grouped_batches(const std::vector<int64_t>& order,
-                                                         const std::vector<int64_t>& lengths, int64_t batch_size) {
+int64_t transformers_mega_batch_mult(int64_t n, int64_t batch_size) {
   TORCH_CHECK(batch_size > 0, "batch size must be positive, got ", batch_size);
+  // "50 or the number to get 4 megabatches, whichever is smaller", and 1 for tiny datasets.
+  return std::max<int64_t>(1, std::min<int64_t>(n / (batch_size * 4), 50));
+}
+
+std::vector<std::vector<int64_t>> length_grouped_batches(const std::vector<int64_t>& order,
+                                                         const std::vector<int64_t>& lengths, int64_t batch_size,
+                                                         int64_t mega_batch_mult) {
+  TORCH_CHECK(batch_size > 0, "batch size must be positive, got ", batch_size);
+  TORCH_CHECK(mega_batch_mult >= 0, "length_grouped_batches: mega_batch_mult must be positive (0: transformers' "
+              "default), got ", mega_batch_mult);
   for (int64_t index : order) {
     TORCH_CHECK(index >= 0 && index < static_cast<int64_t>(lengths.size()), "length_grouped_batches: index ", index,
                 " has no length (", lengths.size(), " lengths)");
   }
   const auto length_of = [&](int64_t index) { return lengths[static_cast<size_t>(index)]; };
-  // The mega-batch factor is transformers' default (get_length_grouped_indices, mega_batch_mult=50).
-  const int64_t megabatch = 50 * batch_size;
+  const int64_t mult = mega_batch_mult > 0
+                           ? mega_batch_mult
+                           : transformers_mega_batch_mult(static_cast<int64_t>(order.size()), batch_size);
+  const int64_t megabatch = mult * batch_size;
   std::vector<int64_t> grouped = order;
   const auto n = static_cast<int64_t>(grouped.size());
   int64_t longest_megabatch = 0, longest = -1;

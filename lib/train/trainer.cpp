@@ -63,7 +63,7 @@ std::vector<std::vector<int64_t>> training_batches(const TrainingSplit& split, c
   if (!options.group_by_length()) return make_batches(order, options.batch_size());
   std::vector<int64_t> lengths(static_cast<size_t>(split.size()));
   for (int64_t i = 0; i < split.size(); ++i) lengths[static_cast<size_t>(i)] = split.length(i);
-  auto batches = length_grouped_batches(order, lengths, options.batch_size());
+  auto batches = length_grouped_batches(order, lengths, options.batch_size(), options.mega_batch_mult());
   // A stream of its own: the epoch orders use derive_seed(seed, epoch) itself.
   if (options.shuffle_grouped_batches())
     batches = shuffled_batches(std::move(batches), derive_seed(derive_seed(options.seed(), epoch), 1));

@@ -50,6 +50,11 @@ struct TrainerOptions {
   /// longest-first one. Under 50 batches an epoch is one mega-batch, sorted long to short, which cost
   /// Table 2 cpu's LoRA runs 3.8 points (docs/performance.md); shuffled, the batches keep their padding.
   TORCH_ARG(bool, shuffle_grouped_batches) = false;
+  /// With group_by_length: batches per length-sorted group. 0 is transformers' own default
+  /// (data/batching.h: min(examples / (4 × batch), 50), about four groups an epoch); 50, the default
+  /// here because the first grouped runs were made with it, sorts an epoch of up to 50 batches as one
+  /// group, from its longest examples to its shortest.
+  TORCH_ARG(int64_t, mega_batch_mult) = 50;
   /// Measure the numerical rank of every tuned site's ΔW after training.
   TORCH_ARG(bool, measure_ranks) = true;
   /// Keep a copy of the tuned state (checkpoint/tuned_state.h: tuners and head) of the best epoch in

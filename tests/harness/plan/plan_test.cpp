@@ -128,10 +128,10 @@ TEST_CASE("a parameter unkeyed at its default is recorded but keeps earlier runs
   for (const auto& run : fp32) {
     CHECK(run.config.at("precision") == "fp32");  // recorded with every default
     // Every parameter added after runs were recorded, at its default (the others are lr_schedule,
-    // weight_updates, the two batch-order ones and GLUE's epoch_selection).
+    // weight_updates, the three batch-order ones and GLUE's epoch_selection).
     CHECK(std::set<std::string>(run.unkeyed.begin(), run.unkeyed.end()) ==
           std::set<std::string>{"precision", "lr_schedule", "weight_updates", "epoch_selection", "group_by_length",
-                                "shuffle_grouped_batches"});
+                                "shuffle_grouped_batches", "mega_batch_mult"});
     // The key is that of the same config without the parameter: what runs recorded before it hashed to.
     REQUIRE(unkeyed(run, "precision"));
     RunConfig before = run;

@@ -60,7 +60,7 @@ TEST_CASE("length_grouped_batches sorts mega-batches of 50 batches by length, lo
   std::iota(order.begin(), order.end(), 0);
   for (int64_t i = 0; i < 120; ++i) lengths[static_cast<size_t>(i)] = i % 7;
   lengths[110] = 9;
-  const auto batches = length_grouped_batches(order, lengths, 1);
+  const auto batches = length_grouped_batches(order, lengths, 1, 50);
   REQUIRE(batches.size() == 120);
   // The longest example leads, swapped with what would have led (6, the first of length 6).
   CHECK(batches[0] == std::vector<int64_t>{110});
@@ -78,9 +78,36 @@ TEST_CASE("length_grouped_batches sorts mega-batches of 50 batches by length, lo
   CHECK(all == order);
 }
 
+TEST_CASE("length_grouped_batches with a smaller mega-batch sorts within each group of batches", "[data][batching]") {
+  // Batch size 4, one batch per group. Example i has length i % 5, except example 9 (length 8):
+  // groups {0..3}, {4..7}, {8..11} sort to [3 2 1 0], [4 7 6 5], [9 8 11 10]; the longest, 9, then
+  // swaps places with the first example, 3.
+  std::vector<int64_t> order(12), lengths(12);
+  std::iota(order.begin(), order.end(), 0);
+  for (int64_t i = 0; i < 12; ++i) lengths[static_cast<size_t>(i)] = i % 5;
+  lengths[9] = 8;
+  const auto batches = length_grouped_batches(order, lengths, 4, 1);
+  CHECK(batches == std::vector<std::vector<int64_t>>{{9, 2, 1, 0}, {4, 7, 6, 5}, {3, 8, 11, 10}});
+  // Two batches per group: {0..7} and {8..11}.
+  CHECK(length_grouped_batches(order, lengths, 4, 2) ==
+        std::vector<std::vector<int64_t>>{{9, 3, 2, 7}, {1, 6, 0, 5}, {4, 8, 11, 10}});
+  CHECK_THROWS_WITH(length_grouped_batches(order, lengths, 4, -1), Catch::Contains("mega_batch_mult must be positive"));
+}
+
+TEST_CASE("mega_batch_mult 0 is transformers' default: about four mega-batches an epoch, at most 50", "[data][batching]") {
+  CHECK(transformers_mega_batch_mult(1000, 32) == 7);  // a cpu-profile epoch: 1,000 examples at batch 32
+  CHECK(transformers_mega_batch_mult(100000, 32) == 50);
+  CHECK(transformers_mega_batch_mult(60, 32) == 1);
+  std::vector<int64_t> order(1000), lengths(1000);
+  std::iota(order.begin(), order.end(), 0);
+  for (size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<int64_t>((i * 37) % 101);
+  CHECK(length_grouped_batches(order, lengths, 32, 0) == length_grouped_batches(order, lengths, 32, 7));
+  CHECK(length_grouped_batches(order, lengths, 32, 0) != length_grouped_batches(order, lengths, 32, 50));
+}
+
 TEST_CASE("length_grouped_batches leaves an order of equal lengths as make_batches cuts it", "[data][batching]") {
   const auto order = epoch_order(333, 42, 0);
-  CHECK(length_grouped_batches(order, std::vector<int64_t>(333, 5), 16) == make_batches(order, 16));
+  CHECK(length_grouped_batches(order, std::vector<int64_t>(333, 5), 16, 50) == make_batches(order, 16));
   // Grouping pads less: the sum over batches of (batch size × longest) falls.
   std::vector<int64_t> lengths(333);
   for (size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<int64_t>((i * 37) % 101) + 3;
@@ -93,7 +120,7 @@ TEST_CASE("length_grouped_batches leaves an order of equal lengths as make_batch
     }
     return tokens;
   };
-  CHECK(padded(length_grouped_batches(order, lengths, 16)) < padded(make_batches(order, 16)) * 3 / 4);
+  CHECK(padded(length_grouped_batches(order, lengths, 16, 50)) < padded(make_batches(order, 16)) * 3 / 4);
   CHECK_THROWS_WITH(length_grouped_batches({0, 400}, lengths, 16), Catch::Contains("index 400 has no length"));
 }
 
