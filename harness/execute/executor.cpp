@@ -8,7 +8,6 @@
 #include "store/run_claims.h"
 #include "util/setup_error.h"
 
-#include <c10/util/Exception.h>
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <torch/torch.h>
@@ -19,7 +18,6 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
-#include <map>
 #include <set>
 #include <thread>
 
