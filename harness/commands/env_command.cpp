@@ -24,8 +24,10 @@ Command env_command(CLI::App& app) {
             fmt::print("threads       {}\n", info.threads);
             const std::string bf16 = runtime::cpu_bf16_support();
             fmt::print("cpu bf16      {}\n", bf16.empty() ? "none (precision: bf16 is refused here)" : bf16);
+            // device_count() is c10::DeviceIndex (int8_t) from LibTorch 2.x on: fmt would print a character.
             fmt::print("cuda          {}\n", torch::cuda::is_available()
-                                                ? fmt::format("{} GPU(s); --device auto trains there", torch::cuda::device_count())
+                                                ? fmt::format("{} GPU(s); --device auto trains there",
+                                                              static_cast<int>(torch::cuda::device_count()))
                                                 : "none (this LibTorch is CPU-only or sees no GPU; docs/clusters-and-gpus.md)");
             const double gflops = runtime::measure_gemm_gflops();
             const double floor = runtime::expected_min_gemm_gflops(info.threads);

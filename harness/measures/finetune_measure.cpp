@@ -14,11 +14,13 @@
 // wall_seconds, train_examples_per_second, train_tokens_per_second (text tasks), peak_rss_mib; for weight-update methods (LoRA and its CapaBoost form) the
 // ranks of ΔW after the last epoch: rank, rank_min, effective_rank, params_vs_lora_r8.
 // Details: every epoch's metrics, rank and singular values per site, the splits' provenance, the backbone
-// (and the SHA-256 of the checkpoint weights it loaded), and the tuned state kept beside the record
+// (and the SHA-256 of the checkpoint weights it loaded), the SHA-256 of the data order (training) and of
+// the CapaBoost masks applied (masks_sha256), and the tuned state kept beside the record
 // (tuners and head at the best epoch, for `capaboost export`); with `weight_updates: NAME`, every
 // linear site's ΔW after the last epoch in a named file for the capacity measure.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 
@@ -32,6 +34,7 @@
 #include "models/pretrained_directory.h"
 #include "peft/method_registry.h"
 #include "runtime/device.h"
+#include "sites/tuner.h"
 #include "tasks/task_registry.h"
 #include "train/trainable_selection.h"
 #include "train/trainer.h"
@@ -60,7 +63,7 @@ ParameterList finetune_parameters() {
           .one_of(lr_decay_names)
           .unkeyed_at_default(),
       // Added after hundreds of fp32 runs were recorded: fp32 is what they ran, so it stays out of the key.
-      ParameterDef::text("precision", "matrix products in fp32, or bf16 (CPU autocast; needs AVX512-BF16 or AMX)")
+      ParameterDef::text("precision", "matrix products in fp32, or bf16 (autocast; on a CPU it needs AVX512-BF16 or AMX)")
           .defaults_to(runtime::to_string(trainer.precision()))
           .one_of(runtime::precision_names)
           .unkeyed_at_default(),
@@ -112,7 +115,7 @@ void check_run(const Parameters& config, const RunContext& context, const TaskSp
   // Missing data fails before a backbone is built (the offline encoders take minutes on first use).
   task.require_data(config, context.data_root);
   const runtime::Precision precision = runtime::parse_precision(config.get<std::string>("precision"));
-  runtime::require_precision(precision);
+  runtime::require_precision(precision, context.device.type());
   if (config.get<bool>("shuffle_grouped_batches") && !config.get<bool>("group_by_length")) {
     throw SetupError("shuffle_grouped_batches: true shuffles length-grouped batches; set group_by_length: true too, "
                      "or drop shuffle_grouped_batches (the plain order is shuffled already)");
@@ -120,11 +123,6 @@ void check_run(const Parameters& config, const RunContext& context, const TaskSp
   if (config.get<int64_t>("mega_batch_mult") != TrainerOptions().mega_batch_mult() && !config.get<bool>("group_by_length")) {
     throw SetupError("mega_batch_mult sizes the groups of length-grouped batches; set group_by_length: true too, "
                      "or drop mega_batch_mult");
-  }
-  if (precision != runtime::Precision::kFp32 && !context.device.is_cpu()) {
-    throw SetupError(fmt::format("precision {} is the CPU's autocast (runtime/precision.h) and does not apply on {}; "
-                                 "run fp32 there, or bf16 with --device cpu",
-                                 runtime::to_string(precision), runtime::device_label(context.device)));
   }
 }
 
@@ -139,6 +137,23 @@ Backbone build_model(const Parameters& config, const RunContext& context, const 
   // Built, initialised and masked on the CPU from the seed, then moved: the same run on any device.
   backbone.model->to(context.device);
   return backbone;
+}
+
+// SHA-256 over every tuner's applied masks (name, shape and bits, in module order); "" without any.
+std::string applied_masks_sha256(torch::nn::Module& model) {
+  Sha256 digest;
+  bool any = false;
+  for (const auto& item : model.named_modules()) {
+    const auto* tuner = dynamic_cast<const TunerImpl*>(item.value().get());
+    if (tuner == nullptr) continue;
+    for (const torch::Tensor& mask : tuner->applied_masks()) {
+      const torch::Tensor bits = mask.to(torch::kBool).contiguous();  // stored in the factor's dtype
+      digest.update(fmt::format("{} {}\n", item.key(), fmt::join(bits.sizes(), "x")));
+      digest.update({static_cast<const char*>(bits.data_ptr()), static_cast<size_t>(bits.numel())});
+      any = true;
+    }
+  }
+  return any ? digest.hex_digest() : "";
 }
 
 // A trained run's metrics and details, and its tuned state saved beside the record.
@@ -191,6 +206,11 @@ MeasureResult finetune_result(const RunContext& context, const TaskSpec& task, c
     measured.details["backbone_weights"] = {{"file", weights}, {"sha256", sha256_file_hex(weights)}};
   }
   measured.details["sites"] = sites;
+  // The masks as applied (on the training device, read back): a CPU and a GPU run of one configuration
+  // must record the same digest (harness/scripts/device_check.sh compares them).
+  if (const std::string masks = applied_masks_sha256(*backbone.model); !masks.empty()) {
+    measured.details["masks_sha256"] = masks;
+  }
   measured.details["trained_parameters"] = method.trains;
   if (keep_state) {
     int64_t entries = 0;

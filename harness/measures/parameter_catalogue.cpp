@@ -1,6 +1,7 @@
 #include "measures/parameter_catalogue.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>

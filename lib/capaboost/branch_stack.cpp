@@ -37,6 +37,12 @@ torch::Tensor BranchStack::stacked_masks(const std::string& factor, const torch:
   return stacked;
 }
 
+std::vector<torch::Tensor> BranchStack::applied_masks() const {
+  std::vector<torch::Tensor> masks;
+  for (const auto& [factor, stacked] : cache_) masks.push_back(stacked.to(torch::kCPU));
+  return masks;
+}
+
 torch::Tensor BranchStack::stack(const std::string& factor, const torch::Tensor& weight, int64_t branch_dim,
                                  bool training) {
   TORCH_CHECK(weight.dim() == 2 && (branch_dim == 0 || branch_dim == 1), "BranchStack::stack: factor '",

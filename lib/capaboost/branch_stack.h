@@ -11,6 +11,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "capaboost/mask.h"
 
@@ -50,6 +51,11 @@ class BranchStack {
 
   /// Entries kept by one branch's mask of `factor` (the mean over branches for a rule's masks).
   int64_t kept_per_branch(const std::string& factor, torch::IntArrayRef shape) const;
+
+  /// The stacked masks the forwards applied, one per factor in name order, on the CPU: static kinds
+  /// after the first forward; none before it, for the dropout kind (redrawn every step) and for d = 1
+  /// without masks.
+  std::vector<torch::Tensor> applied_masks() const;
 
   const CapaBoostOptions& options() const { return options_; }
   int64_t branches() const { return options_.branches(); }

@@ -14,7 +14,8 @@ RankResult numerical_rank(const torch::Tensor& matrix, std::optional<double> tol
   RankResult result;
   result.rows = matrix.size(0);
   result.cols = matrix.size(1);
-  result.singular_values = torch::linalg::svdvals(matrix.to(torch::kFloat64).cpu(), c10::nullopt);
+  // ATen's linalg_* functions: LibTorch 2.x dropped the torch::linalg namespace (torch/linalg.h) of 1.13.
+  result.singular_values = torch::linalg_svdvals(matrix.to(torch::kFloat64).cpu());
   const double sigma_max = result.singular_values.numel() ? result.singular_values[0].item<double>() : 0.0;
   result.tolerance =
       tolerance.value_or(sigma_max * static_cast<double>(std::max(matrix.size(0), matrix.size(1))) *

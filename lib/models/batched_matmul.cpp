@@ -1,9 +1,9 @@
 #include "models/batched_matmul.h"
 
 #include <ATen/Parallel.h>
-#include <ATen/autocast_mode.h>
 #include <ATen/record_function.h>
 
+#include "runtime/autocast_compat.h"
 #include "runtime/direct_sgemm.h"
 #include "runtime/onednn_matmul.h"
 
@@ -110,7 +110,7 @@ torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b, dou
               ": inner dimensions differ");
   // Other devices (CUDA) have batched GEMMs of their own; the kernels below read CPU memory.
   if (!a.device().is_cpu()) return alpha == 1.0 ? torch::matmul(a, b) : torch::matmul(a, b) * alpha;
-  if (at::autocast::is_cpu_enabled()) {
+  if (runtime::autocast_enabled(c10::DeviceType::CPU)) {
     // Under CPU autocast (runtime/precision.h) the product runs as autocast runs torch::matmul: both
     // operands in its lower precision, oneDNN's batched GEMM over the whole batch in one call (its bf16
     // kernels are what bf16 runs are for; the per-matrix float32 path above does not apply).

@@ -1,7 +1,6 @@
 #include "models/dropout_residual_layer_norm.h"
 
 #include <ATen/Parallel.h>
-#include <ATen/autocast_mode.h>
 #include <ATen/record_function.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "models/dropout_mask.h"
+#include "runtime/autocast_compat.h"
 
 namespace capaboost {
 namespace {
@@ -178,7 +178,7 @@ bool dropout_residual_layer_norm_applies(const torch::Tensor& x, const torch::Te
   const auto is_cpu_float = [](const torch::Tensor& t) {
     return t.defined() && t.device().is_cpu() && t.scalar_type() == torch::kFloat;
   };
-  return !at::autocast::is_cpu_enabled() && is_cpu_float(x) && is_cpu_float(residual) && is_cpu_float(weight) &&
+  return !runtime::autocast_enabled(c10::DeviceType::CPU) && is_cpu_float(x) && is_cpu_float(residual) && is_cpu_float(weight) &&
          is_cpu_float(bias) && x.dim() >= 1 && x.sizes() == residual.sizes() && weight.dim() == 1 &&
          weight.size(0) == x.size(-1) && bias.sizes() == weight.sizes();
 }

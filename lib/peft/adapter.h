@@ -45,6 +45,7 @@ class AdapterImpl : public SiteTunerImpl {
   torch::Tensor adapt(const torch::Tensor& x, const torch::Tensor& y) override;
   TunerParameterCount parameter_count() const override;
   TunerFlops flops_per_token() const override;
+  std::vector<torch::Tensor> applied_masks() const override { return stack_.applied_masks(); }
 
   AdapterOptions options;
   torch::Tensor down;       // (bn, features)

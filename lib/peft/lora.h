@@ -44,6 +44,7 @@ class LoraImpl : public SiteTunerImpl {
   std::optional<torch::Tensor> delta_weight() const override;
   TunerParameterCount parameter_count() const override;
   TunerFlops flops_per_token() const override;
+  std::vector<torch::Tensor> applied_masks() const override { return stack_.applied_masks(); }
 
   /// A_cat (d·r, in) and B_cat (out, d·r): the stacked masked factors of the current step.
   std::pair<torch::Tensor, torch::Tensor> stacked_factors(bool training);

@@ -1,6 +1,7 @@
 #include "peft/peft_lora_format.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>

@@ -68,7 +68,8 @@ std::pair<torch::Tensor, torch::Tensor> truncated_svd(const torch::Tensor& matri
   TORCH_CHECK(rank >= 1 && rank <= sketch, "truncated_svd: rank ", rank, " must be in [1, ",
               std::min(matrix.size(0), matrix.size(1)), "]");
   auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
-  const auto orthonormal = [](const torch::Tensor& x) { return std::get<0>(torch::linalg::qr(x)); };
+  // ATen's linalg_* functions: LibTorch 2.x dropped the torch::linalg namespace of 1.13.
+  const auto orthonormal = [](const torch::Tensor& x) { return std::get<0>(torch::linalg_qr(x)); };
   // Range of A·Ω, sharpened by power iterations (AAᵀ)^q, re-orthonormalised at each half step so the
   // small singular directions are not lost to rounding.
   auto q = orthonormal(torch::mm(matrix, torch::randn({matrix.size(1), sketch}, generator, matrix.options())));
@@ -76,7 +77,7 @@ std::pair<torch::Tensor, torch::Tensor> truncated_svd(const torch::Tensor& matri
     q = orthonormal(torch::mm(matrix, orthonormal(torch::mm(matrix.t(), q))));  // (m, sketch)
   }
   // A ≈ Q (Qᵀ A); the SVD of the small (sketch, n) matrix gives A's leading triplets.
-  const auto [u_small, s, vh] = torch::linalg::svd(torch::mm(q.t(), matrix), /*full_matrices=*/false, c10::nullopt);
+  const auto [u_small, s, vh] = torch::linalg_svd(torch::mm(q.t(), matrix), /*full_matrices=*/false);
   return {torch::mm(q, u_small.slice(1, 0, rank)), s.slice(0, 0, rank)};
 }
 

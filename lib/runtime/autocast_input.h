@@ -9,16 +9,18 @@
 // gradients of the products then add up in bf16 before the one cast back to fp32, the rounding a fused
 // query-key-value projection (one product, one gradient) would give.
 
-#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
+
+#include "runtime/autocast_compat.h"
 
 namespace capaboost::runtime {
 
-/// x in the dtype the current CPU autocast scope runs products in, when autocast is on and x is fp32;
-/// otherwise x itself (fp32 runs are untouched).
+/// x in the dtype the current autocast scope of x's device runs products in, when that autocast is on and
+/// x is fp32; otherwise x itself (fp32 runs are untouched).
 inline torch::Tensor autocast_input(const torch::Tensor& x) {
-  if (!at::autocast::is_cpu_enabled() || x.scalar_type() != torch::kFloat) return x;
-  return x.to(at::autocast::get_autocast_cpu_dtype());
+  const auto device = x.device().type();
+  if (!autocast_enabled(device) || x.scalar_type() != torch::kFloat) return x;
+  return x.to(autocast_dtype(device));
 }
 
 }  // namespace capaboost::runtime

@@ -3,6 +3,7 @@
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/impl/alloc_cpu.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <map>
@@ -27,12 +28,22 @@ std::size_t size_class(std::size_t bytes) {
   return (pages + step - 1) / step * step;
 }
 
+// LibTorch 2.3 made Allocator::allocate non-const and added the pure virtual copy_data (checked against
+// the headers of 1.13 and 2.11).
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#define CAPABOOST_ALLOCATOR_2_3 1
+#define CAPABOOST_ALLOCATE_CONST
+#else
+#define CAPABOOST_ALLOCATOR_2_3 0
+#define CAPABOOST_ALLOCATE_CONST const
+#endif
+
 class CachingCpuAllocator final : public c10::Allocator {
  public:
   CachingCpuAllocator(c10::Allocator* fallback, std::size_t max_cached_bytes)
       : fallback_(fallback), max_cached_bytes_(max_cached_bytes) {}
 
-  c10::DataPtr allocate(std::size_t bytes) const override {
+  c10::DataPtr allocate(std::size_t bytes) CAPABOOST_ALLOCATE_CONST override {
     if (bytes < kMinCachedBytes) return fallback_->allocate(bytes);
     const std::size_t wanted = size_class(bytes);
     void* data = nullptr;
@@ -77,6 +88,11 @@ class CachingCpuAllocator final : public c10::Allocator {
   // raw_deallocate (ATen's scratch buffers) frees small blocks through this too: those belong to the
   // fallback allocator.
   c10::DeleterFnPtr raw_deleter() const override { return &release; }
+#if CAPABOOST_ALLOCATOR_2_3
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    default_copy_data(dest, src, count);
+  }
+#endif
 
   CachingAllocatorStats stats() const {
     std::lock_guard<std::mutex> lock(mutex_);

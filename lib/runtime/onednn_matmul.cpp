@@ -2,6 +2,22 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+// oneDNN 3 reworked this API (no output scales, no matmul::desc). The oneDNN linked is the system's
+// (Debian's 2.x); a LibTorch 2.x wheel puts the headers of its own oneDNN 3 ahead of the system's in the
+// include path and keeps that library private, so under those headers the oneDNN path is left out and
+// the batched products take LibTorch's (models/batched_matmul.cpp falls back when this declines).
+#if DNNL_VERSION_MAJOR >= 3
+
+namespace capaboost::runtime {
+
+bool onednn_matmul_available() { return false; }
+
+bool onednn_batched_matmul(const torch::Tensor&, const torch::Tensor&, torch::Tensor&, double) { return false; }
+
+}  // namespace capaboost::runtime
+
+#else
+
 namespace capaboost::runtime {
 namespace {
 
@@ -11,6 +27,8 @@ dnnl::memory::desc strided_desc(const torch::Tensor& t) {
 }
 
 }  // namespace
+
+bool onednn_matmul_available() { return true; }
 
 bool onednn_batched_matmul(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out, double alpha) {
   if (a.scalar_type() != torch::kFloat || b.scalar_type() != torch::kFloat || out.scalar_type() != torch::kFloat ||
@@ -39,3 +57,5 @@ bool onednn_batched_matmul(const torch::Tensor& a, const torch::Tensor& b, torch
 }
 
 }  // namespace capaboost::runtime
+
+#endif  // DNNL_VERSION_MAJOR

@@ -16,4 +16,9 @@ namespace capaboost::runtime {
 /// leaving `out` untouched, when oneDNN refuses the layout (the caller then uses another path).
 bool onednn_batched_matmul(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out, double alpha);
 
+/// Whether onednn_batched_matmul can run here: false when the suite was compiled against oneDNN 3
+/// headers (those a LibTorch 2.x wheel bundles ahead of the system's oneDNN 2, which is the one linked);
+/// onednn_batched_matmul then declines every call.
+bool onednn_matmul_available();
+
 }  // namespace capaboost::runtime

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "runtime/autocast_compat.h"
 #include "util/setup_error.h"
 
 namespace capaboost::runtime {
@@ -51,8 +52,8 @@ std::string cpu_bf16_support() {
   return "";
 }
 
-void require_precision(Precision precision) {
-  if (precision != Precision::kBf16) return;
+void require_precision(Precision precision, c10::DeviceType device) {
+  if (precision != Precision::kBf16 || device != c10::DeviceType::CPU) return;
   if (!cpu_bf16_support().empty()) return;
   throw SetupError(
       "precision bf16 needs a CPU with AVX512-BF16 or AMX-BF16 (this one has neither, so oneDNN would emulate "
@@ -60,12 +61,15 @@ void require_precision(Precision precision) {
       "/proc/cpuinfo tells)");
 }
 
-PrecisionScope::PrecisionScope(Precision precision) : active_(precision == Precision::kBf16) {
+PrecisionScope::PrecisionScope(Precision precision, c10::DeviceType device)
+    : active_(precision == Precision::kBf16), device_(device) {
   if (!active_) return;
-  was_enabled_ = at::autocast::is_cpu_enabled();
-  previous_dtype_ = static_cast<int>(at::autocast::get_autocast_cpu_dtype());
-  at::autocast::set_cpu_enabled(true);
-  at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+  TORCH_CHECK(device == c10::DeviceType::CPU || device == c10::DeviceType::CUDA,
+              "PrecisionScope: bf16 runs through the CPU's or CUDA's autocast; no autocast is driven on ", device);
+  was_enabled_ = autocast_enabled(device_);
+  previous_dtype_ = static_cast<int>(autocast_dtype(device_));
+  set_autocast_enabled(device_, true);
+  set_autocast_dtype(device_, at::kBFloat16);
   at::autocast::increment_nesting();
 }
 
@@ -74,8 +78,8 @@ PrecisionScope::~PrecisionScope() {
   // The cache holds bf16 copies of trainable weights keyed by the fp32 tensor; after an optimizer step
   // they would be stale, so the outermost scope drops them (as torch.autocast's __exit__ does).
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-  at::autocast::set_cpu_enabled(was_enabled_);
-  at::autocast::set_autocast_cpu_dtype(static_cast<at::ScalarType>(previous_dtype_));
+  set_autocast_enabled(device_, was_enabled_);
+  set_autocast_dtype(device_, static_cast<at::ScalarType>(previous_dtype_));
 }
 
 }  // namespace capaboost::runtime

@@ -1,6 +1,7 @@
 #include "sites/tunable_linear.h"
 
-#include <ATen/autocast_mode.h>
+#include "runtime/autocast_compat.h"
+
 
 #include <cmath>
 
@@ -27,12 +28,13 @@ void TunableLinearImpl::reset() {
 }
 
 const torch::Tensor& TunableLinearImpl::product_weight() {
-  if (!at::autocast::is_cpu_enabled() || weight.requires_grad() || weight.scalar_type() != torch::kFloat) {
+  const auto device = weight.device().type();
+  if (!runtime::autocast_enabled(device) || weight.requires_grad() || weight.scalar_type() != torch::kFloat) {
     return weight;
   }
   // A frozen RoBERTa-base backbone is 85M weights: casting them every step is ~10% of a bf16 LoRA step.
   // The version counter catches in-place changes (loading, merge), the impl pointer a replaced tensor.
-  const auto dtype = at::autocast::get_autocast_cpu_dtype();
+  const auto dtype = runtime::autocast_dtype(device);
   if (!lowp_weight_.defined() || lowp_weight_.scalar_type() != dtype || lowp_source_ != weight.unsafeGetTensorImpl() ||
       lowp_version_ != static_cast<int64_t>(weight._version())) {
     torch::NoGradGuard no_grad;

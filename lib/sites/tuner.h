@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace capaboost {
 
@@ -35,6 +36,11 @@ class TunerImpl : public torch::nn::Module {
 
   /// Trainable parameter counts, dense and effective (CapaBoost masks).
   virtual TunerParameterCount parameter_count() const = 0;
+
+  /// The static masks the tuner's forwards applied to its factors (CapaBoost's branch masks), one
+  /// tensor per factor in a fixed order, on the CPU; none for a tuner without static masks. Records
+  /// digest them: a run's masks are drawn on the CPU from its seed, the same whatever device it trains on.
+  virtual std::vector<torch::Tensor> applied_masks() const { return {}; }
 };
 
 using TunerPtr = std::shared_ptr<TunerImpl>;

@@ -47,6 +47,7 @@ nlohmann::json TrainResult::to_json() const {
                         {"fine_tuned_percent", parameters.backbone > 0 ? parameters.fine_tuned_percent() : 0.0}};
   json["site_ranks"] = site_ranks.to_json();
   json["steps"] = steps;
+  json["data_order_sha256"] = data_order_sha256;
   json["wall_seconds"] = wall_seconds;
   json["train_tokens_per_second"] = train_tokens_per_second;
   json["train_examples_per_second"] = train_examples_per_second;

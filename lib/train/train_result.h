@@ -47,6 +47,9 @@ struct TrainResult {
   ParameterReport parameters;
   SiteRanks site_ranks;     ///< rank and spectrum of ΔW per tuned site after the last epoch
   int64_t steps = 0;        ///< optimizer steps taken
+  /// SHA-256 of every epoch's training batches (their example indices, in order): the data order,
+  /// which depends on the seed alone, so two runs of one configuration on any devices agree on it.
+  std::string data_order_sha256;
   double wall_seconds = 0;
   double train_tokens_per_second = 0;    ///< real tokens per second of training (evaluation excluded); 0 for images
   double train_examples_per_second = 0;  ///< examples per second of training (evaluation excluded)

@@ -15,6 +15,7 @@
 #include "train/lr_schedule.h"
 #include "train/optimizer_setup.h"
 #include "train/step_profiler.h"
+#include "util/sha256.h"
 
 namespace capaboost {
 
@@ -83,7 +84,7 @@ Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t b
     const Batch batch = split.collate(indices, BatchPadding::kLongest);
     torch::Tensor outputs;
     {
-      const runtime::PrecisionScope scope(precision);
+      const runtime::PrecisionScope scope(precision, device.type());
       outputs = model.forward_batch(on_device(batch, device));
     }
     // Scorers read fp32 on the CPU, whatever device and precision the products ran in.
@@ -132,6 +133,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
   int64_t training_tokens = 0, training_examples = 0;
   const torch::Device device = runtime::module_device(model);
   StepProfiler profiler(options.label());
+  Sha256 data_order;
   model.train();
   for (int64_t epoch = 0; epoch < options.epochs() && result.ok(); ++epoch) {
     const auto epoch_start = Clock::now();
@@ -141,13 +143,14 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
     int64_t batches = 0;
     for (const auto& indices : training_batches(*data.train, options, epoch)) {
       profiler.before_step(result.steps);
+      data_order.update({reinterpret_cast<const char*>(indices.data()), indices.size() * sizeof(int64_t)});
       const Batch batch = on_device(data.train->collate(indices, options.padding()), device);
       scale_learning_rates(*optimizer, peak_rates, options.lr(), schedule.lr(result.steps));
       optimizer->zero_grad();
       torch::Tensor outputs, loss, regularizer;
       {
         // bf16 runs: the products inside in bf16, the loss from fp32 outputs; backward outside the scope.
-        const runtime::PrecisionScope scope(options.precision());
+        const runtime::PrecisionScope scope(options.precision(), device.type());
         outputs = model.forward_batch(batch).to(torch::kFloat);  // (B, num_labels) for classification
         loss = model.batch_loss(outputs, batch);
         regularizer = hooks ? hooks->regularization_loss(model, batch, outputs) : torch::Tensor();
@@ -212,6 +215,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
   if (options.measure_ranks()) {
     result.site_ranks = site_ranks(model);
   }
+  result.data_order_sha256 = data_order.hex_digest();
   result.wall_seconds = seconds_since(start);
   result.train_tokens_per_second = training_seconds > 0 ? training_tokens / training_seconds : 0.0;
   result.train_examples_per_second = training_seconds > 0 ? training_examples / training_seconds : 0.0;

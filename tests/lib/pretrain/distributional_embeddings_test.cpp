@@ -64,10 +64,10 @@ TEST_CASE("the randomized truncated SVD finds the leading singular triplets", "[
   auto generator = at::make_generator<at::CPUGeneratorImpl>(5);
   // A (300, 200) matrix with a decaying spectrum, like a PPMI matrix.
   const auto a = torch::randn({300, 200}, generator);
-  const auto [u_full, s_full, vh_full] = torch::linalg::svd(a, false, c10::nullopt);
+  const auto [u_full, s_full, vh_full] = torch::linalg_svd(a, /*full_matrices=*/false);
   const auto decay = torch::pow(0.9, torch::arange(200, torch::kFloat));
   const auto matrix = torch::mm(u_full * (s_full * decay).unsqueeze(0), vh_full);
-  const auto [exact_u, exact_s, exact_vh] = torch::linalg::svd(matrix, false, c10::nullopt);
+  const auto [exact_u, exact_s, exact_vh] = torch::linalg_svd(matrix, /*full_matrices=*/false);
 
   const auto [u, s] = truncated_svd(matrix, 10, 16, 2, 7);
   REQUIRE(u.sizes() == torch::IntArrayRef({300, 10}));

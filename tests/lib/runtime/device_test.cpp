@@ -6,13 +6,17 @@
 
 #include "backbones/backbone_registry.h"
 #include "lib/data/glue_test_support.h"
+#include "models/bert_for_sequence_classification.h"
 #include "peft/method_registry.h"
+#include "runtime/precision.h"
 #include "train/trainable_selection.h"
 #include "util/setup_error.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
+#include <functional>
 
 using namespace capaboost;
 
@@ -99,4 +103,183 @@ TEST_CASE("every backbone with every method trains on the device it was moved to
     }
   }
   CHECK(combinations >= 20);  // three backbones, most methods on each
+}
+
+namespace {
+
+// ‖got − want‖ / ‖want‖ in float64 on the CPU; a want of norm 0 (LoRA's A gradient while B is 0) is
+// matched only by a got of norm ≤ 1e-12.
+double relative_error(const torch::Tensor& got, const torch::Tensor& want) {
+  const auto g = got.detach().to(torch::kCPU, torch::kDouble);
+  const auto w = want.detach().to(torch::kCPU, torch::kDouble);
+  return (g - w).norm().item<double>() / std::max(w.norm().item<double>(), 1e-12);
+}
+
+// The backbones of the comparisons: the three encoder families at test size, and BERT's own embeddings
+// (token types, positions from 0) through the same encoder.
+struct ParityBackbone {
+  std::string name;
+  bool image = false;
+  bool token_types = false;
+};
+
+const std::vector<ParityBackbone>& parity_backbones() {
+  static const std::vector<ParityBackbone> backbones{
+      {"tiny-random"}, {"deberta-tiny-random"}, {"vit-tiny-random", true}, {"bert-tiny", false, true}};
+  return backbones;
+}
+
+TaskModelPtr build_model(const ParityBackbone& backbone, const std::string& root) {
+  const TaskHead head{TaskHead::Kind::kSequenceClassification, 2};
+  if (backbone.name != "bert-tiny") return load_backbone(backbone.name, head, BackboneContext{root}).model;
+  return BertForSequenceClassification(
+             bert_options().vocab_size(120).hidden_size(32).num_hidden_layers(2).num_attention_heads(4)
+                 .intermediate_size(37).num_labels(2)).ptr();
+}
+
+// Inputs on the CPU: two rows, the second padded (text), token types for BERT.
+Batch parity_batch(const ParityBackbone& backbone) {
+  torch::manual_seed(3);
+  Batch batch;
+  batch.examples = 2;
+  if (backbone.image) {
+    batch.inputs["pixel_values"] = torch::randn({2, 3, 32, 32});  // (B, C, H, W)
+  } else {
+    batch.inputs["input_ids"] = torch::randint(5, 100, {2, 9}, torch::kLong);  // (B, T)
+    auto mask = torch::ones({2, 9}, torch::kLong);
+    mask[1].slice(0, 6).fill_(0);
+    batch.inputs["attention_mask"] = mask;
+    if (backbone.token_types) batch.inputs["token_type_ids"] = (torch::arange(9) >= 4).to(torch::kLong).repeat({2, 1});
+  }
+  batch.labels = torch::tensor({0, 1}, torch::kLong);
+  return batch;
+}
+
+Batch moved(const Batch& batch, const torch::Device& device) {
+  Batch out = batch;
+  for (auto& [name, tensor] : out.inputs) tensor = tensor.to(device);
+  out.labels = out.labels.to(device);
+  return out;
+}
+
+// For every parity backbone and every method that attaches to it (CapaBoost's form where the method has
+// one): `check(name, cpu_model, gpu_model, batch)` with two models built from one seed on the CPU,
+// weights, method and masks alike, the second moved to the GPU. Returns the number of combinations.
+int for_each_model_pair(const std::function<void(const std::string&, TaskModelImpl&, TaskModelImpl&, const Batch&)>& check) {
+  const auto root = test::mirror_root();
+  const torch::Device device(torch::kCUDA, 0);
+  int combinations = 0;
+  for (const auto& backbone : parity_backbones()) {
+    const Batch batch = parity_batch(backbone);
+    for (const auto& method_name : method_names()) {
+      const MethodSpec& method = find_method(method_name);
+      const bool has_branches = std::any_of(method.parameters.begin(), method.parameters.end(),
+                                            [](const ParameterDef& p) { return p.name == "branches"; });
+      const nlohmann::json given = has_branches ? nlohmann::json{{"branches", 2}} : nlohmann::json::object();
+      std::array<TaskModelPtr, 2> models;
+      try {
+        for (auto& model : models) {
+          torch::manual_seed(11);
+          model = build_model(backbone, root.path);
+          method.attach(*model, resolve_or_throw(method.parameters, given, "method " + method_name));
+          select_trainable_parameters(*model, method.trains_backbone_parameter, model->head_prefixes());
+          model->eval();  // dropout off: the RNG streams of the CPU and the GPU differ
+        }
+      } catch (const std::exception& e) {
+        WARN(method_name << " does not attach to " << backbone.name << " (not a device question): " << e.what());
+        continue;
+      }
+      models[1]->to(device);
+      check(backbone.name + " with " + method_name, *models[0], *models[1], batch);
+      ++combinations;
+    }
+  }
+  return combinations;
+}
+
+// The GPU's products in fp32 proper: TF32 (cuDNN's default for convolutions, ViT's patch embedding)
+// keeps 10 mantissa bits and would stand out from the CPU's results by ~1e-3.
+void disable_tf32() {
+  at::globalContext().setAllowTF32CuBLAS(false);
+  at::globalContext().setAllowTF32CuDNN(false);
+}
+
+}  // namespace
+
+TEST_CASE("CPU and CUDA agree on every backbone and method: forward outputs and gradients", "[runtime][device][cuda]") {
+  if (!torch::cuda::is_available()) {
+    WARN("skipped: no CUDA device (this LibTorch is CPU-only or sees no GPU)");
+    return;
+  }
+  disable_tf32();
+  double worst_output = 0, worst_gradient = 0;
+  const int combinations = for_each_model_pair([&](const std::string& name, TaskModelImpl& cpu, TaskModelImpl& gpu,
+                                                   const Batch& batch) {
+    INFO(name);
+    const auto cpu_out = cpu.forward_batch(batch);                                       // (2, 2)
+    const auto gpu_out = gpu.forward_batch(moved(batch, torch::Device(torch::kCUDA, 0)));  // (2, 2)
+    const double output_error = relative_error(gpu_out, cpu_out);
+    CHECK(output_error < 1e-4);
+    worst_output = std::max(worst_output, output_error);
+    cpu.batch_loss(cpu_out, batch).backward();
+    gpu.batch_loss(gpu_out, moved(batch, torch::Device(torch::kCUDA, 0))).backward();
+    const auto gpu_parameters = gpu.named_parameters();
+    int compared = 0;
+    for (const auto& item : cpu.named_parameters()) {
+      if (!item.value().requires_grad() || !item.value().grad().defined()) continue;
+      INFO(item.key());
+      const auto& gpu_grad = gpu_parameters[item.key()].grad();
+      REQUIRE(gpu_grad.defined());
+      const double error = relative_error(gpu_grad, item.value().grad());
+      CHECK(error < 1e-3);
+      worst_gradient = std::max(worst_gradient, error);
+      ++compared;
+    }
+    CHECK(compared > 0);
+  });
+  CHECK(combinations >= 28);  // four backbones, most methods on each
+  WARN("CPU vs CUDA over " << combinations << " backbone-method pairs: worst relative error " << worst_output
+                           << " (outputs), " << worst_gradient << " (gradients)");
+}
+
+TEST_CASE("bf16 on CUDA runs the products in bf16 through CUDA's autocast, near fp32", "[runtime][device][cuda]") {
+  if (!torch::cuda::is_available()) {
+    WARN("skipped: no CUDA device (this LibTorch is CPU-only or sees no GPU)");
+    return;
+  }
+  CHECK_NOTHROW(runtime::require_precision(runtime::Precision::kBf16, c10::DeviceType::CUDA));
+  disable_tf32();
+  const torch::Device device(torch::kCUDA, 0);
+  for (const auto& backbone : parity_backbones()) {
+    INFO(backbone.name);
+    torch::manual_seed(11);
+    TaskModelPtr model = build_model(backbone, test::mirror_root().path);
+    const MethodSpec& lora = find_method("lora");
+    lora.attach(*model, resolve_or_throw(lora.parameters, {{"branches", 2}}, "lora"));
+    select_trainable_parameters(*model, lora.trains_backbone_parameter, model->head_prefixes());
+    model->to(device);
+    model->eval();
+    const Batch batch = moved(parity_batch(backbone), device);
+    const auto fp32 = model->forward_batch(batch);  // (2, 2)
+    torch::Tensor bf16;
+    {
+      const runtime::PrecisionScope scope(runtime::Precision::kBf16, c10::DeviceType::CUDA);
+      const auto product = torch::nn::functional::linear(torch::randn({4, 8}, device), torch::randn({3, 8}, device));
+      CHECK(product.scalar_type() == torch::kBFloat16);
+      bf16 = model->forward_batch(batch).to(torch::kFloat);
+    }
+    // Outside the scope CUDA's autocast is off again.
+    CHECK(torch::nn::functional::linear(torch::randn({4, 8}, device), torch::randn({3, 8}, device)).scalar_type() ==
+          torch::kFloat);
+    const double error = relative_error(bf16, fp32);
+    CHECK(error > 0);      // the products did run in bf16
+    CHECK(error < 5e-2);   // bf16 operands with fp32 accumulation: ~1e-3 to 1e-2 (8 mantissa bits)
+    model->batch_loss(bf16, batch).backward();  // backward outside the scope, as the trainer runs it
+    for (const auto& parameter : model->parameters()) {
+      if (parameter.requires_grad() && parameter.grad().defined()) {
+        CHECK(parameter.grad().scalar_type() == torch::kFloat);  // the master weights' dtype
+        CHECK(torch::isfinite(parameter.grad()).all().item<bool>());
+      }
+    }
+  }
 }

@@ -1,6 +1,5 @@
 #include "runtime/precision.h"
 
-#include <ATen/autocast_mode.h>
 #include <catch2/catch.hpp>
 #include <torch/torch.h>
 
@@ -14,6 +13,7 @@
 #include "models/roberta.h"
 #include "models/vit.h"
 #include "peft/lora.h"
+#include "runtime/autocast_compat.h"
 #include "sites/site_registry.h"
 #include "train/trainable_selection.h"
 
@@ -67,23 +67,23 @@ TEST_CASE("bf16 support is read as the kernel reports it, and bf16 is refused wi
 TEST_CASE("a bf16 scope turns autocast on for its extent, nested scopes restore it", "[runtime][precision]") {
   const auto x = torch::randn({4, 8});
   const auto w = torch::randn({6, 8});
-  CHECK_FALSE(at::autocast::is_cpu_enabled());
+  CHECK_FALSE(autocast_enabled(c10::DeviceType::CPU));
   {
     const PrecisionScope fp32(Precision::kFp32);
-    CHECK_FALSE(at::autocast::is_cpu_enabled());
+    CHECK_FALSE(autocast_enabled(c10::DeviceType::CPU));
     CHECK(torch::nn::functional::linear(x, w).scalar_type() == torch::kFloat);
   }
   {
     const PrecisionScope outer(Precision::kBf16);
-    CHECK(at::autocast::is_cpu_enabled());
+    CHECK(autocast_enabled(c10::DeviceType::CPU));
     CHECK(torch::nn::functional::linear(x, w).scalar_type() == torch::kBFloat16);
     {
       const PrecisionScope inner(Precision::kBf16);
-      CHECK(at::autocast::is_cpu_enabled());
+      CHECK(autocast_enabled(c10::DeviceType::CPU));
     }
-    CHECK(at::autocast::is_cpu_enabled());  // the inner scope restored the outer one's state
+    CHECK(autocast_enabled(c10::DeviceType::CPU));  // the inner scope restored the outer one's state
   }
-  CHECK_FALSE(at::autocast::is_cpu_enabled());
+  CHECK_FALSE(autocast_enabled(c10::DeviceType::CPU));
   CHECK(torch::nn::functional::linear(x, w).scalar_type() == torch::kFloat);
 }
 
