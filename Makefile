@@ -11,6 +11,8 @@
 #   make reproduce-all       every table, figure and check of the profile
 #   make bench   Google Benchmark: GEMM GFLOP/s and site-level CapaBoost vs LoRA timings
 #   make deps    install missing Debian packages (deps-debian) and the pinned Python oracle (oracle-env, .venv)
+#   make device-bundle  build against LibTorch 2.11 and pack .device/ for a GPU machine's check
+#                (harness/scripts/device_check.sh; docs/clusters-and-gpus.md, "Checked on a GPU")
 
 BUILD_DIR  ?= build
 BUILD_TYPE ?= Release

@@ -28,7 +28,7 @@ from peft import LoraConfig, TaskType, get_peft_model
 BATCH, SEQ, VOCAB = 32, 128, 50265
 
 
-def time_step(attention: str, bf16: bool, steps: int, device: str) -> float:
+def time_step(attention: str, bf16: bool, steps: int, device: str, profile_dir: str = None) -> float:
     torch.manual_seed(0)
     config = RobertaConfig(num_labels=2, attn_implementation=attention)
     model = RobertaForSequenceClassification(config)
@@ -55,6 +55,12 @@ def time_step(attention: str, bf16: bool, steps: int, device: str) -> float:
 
     for _ in range(3):
         step()
+    if profile_dir:  # one more step's host-side ops, for bench/profile_summary.py
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
+            step()
+            if device == "cuda":
+                torch.cuda.synchronize()
+        profiler.export_chrome_trace(f"{profile_dir}/peft_step_{attention}_{'bf16' if bf16 else 'fp32'}.json")
     times = []
     for _ in range(steps):
         if device == "cuda":
@@ -76,6 +82,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--device", default="cuda", help="cuda; cpu only to check the script where no GPU is")
+    parser.add_argument("--profile-dir", help="write one profiled step per case here (Chrome trace)")
     parser.add_argument("--cases", default="eager:fp32,eager:bf16,sdpa:fp32,sdpa:bf16",
                         help="attention:precision pairs, comma-separated")
     args = parser.parse_args()
@@ -85,7 +92,7 @@ def main() -> None:
     for case in args.cases.split(","):
         attention, precision = case.split(":")
         try:
-            ms = time_step(attention, precision == "bf16", args.steps, args.device)
+            ms = time_step(attention, precision == "bf16", args.steps, args.device, args.profile_dir)
         except (RuntimeError, ValueError) as error:  # one case failing leaves the others timed
             print(f"transformers+PEFT LoRA r=8  attention={attention:5s} {precision}  FAILED: {error}", flush=True)
             continue

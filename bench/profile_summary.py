@@ -58,7 +58,7 @@ def main(path, top=25, with_split=False):
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
     totals, counts = self_times(events)
     whole = sum(totals.values())
-    print(f"{path}: {whole / 1e3:.1f} ms of op self time")
+    print(f"{path}: {whole / 1e3:.1f} ms of op self time, {sum(counts.values())} op calls")
     for name, micros in totals.most_common(top):
         print(f"{micros / 1e3:10.1f} ms {100 * micros / whole:5.1f}%  {counts[name]:6d}x  {name}")
     if with_split:

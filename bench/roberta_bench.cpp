@@ -291,6 +291,15 @@ void BM_RobertaBaseStepCuda(benchmark::State& state) {
   };
   for (int i = 0; i < 3; ++i) step();  // warm-up: cuBLAS handles, the caching allocator's blocks
   torch::cuda::synchronize();
+  // CAPABOOST_PROFILE_DIR: one more step under LibTorch's profiler (host-side ops: on a GPU whose step
+  // is bound by launching them, their count is the cost), totalled by bench/profile_summary.py.
+  if (const char* dir = std::getenv("CAPABOOST_PROFILE_DIR")) {
+    torch::autograd::profiler::RecordProfile profile(std::string(dir) + "/cuda_step_capaboost" +
+                                                     std::to_string(state.range(0)) + "_bf16" +
+                                                     std::to_string(state.range(1)) + ".json");
+    step();
+    torch::cuda::synchronize();
+  }
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
     step();

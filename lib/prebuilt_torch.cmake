@@ -16,7 +16,9 @@ target_include_directories(capaboost_prebuilt_torch SYSTEM INTERFACE
 target_compile_definitions(capaboost_prebuilt_torch INTERFACE _GLIBCXX_USE_CXX11_ABI=1)
 target_link_libraries(capaboost_prebuilt_torch INTERFACE
   "${_torch_lib}/libtorch.so" "${_torch_lib}/libtorch_cpu.so" "${_torch_lib}/libc10.so")
+set(CAPABOOST_TORCH_LOADS_CUDA OFF)
 if(EXISTS "${_torch_lib}/libtorch_cuda.so")
+  set(CAPABOOST_TORCH_LOADS_CUDA ON)
   # Nothing of ours names a torch_cuda symbol, so an as-needed link would drop the library, and with it
   # the CUDA backend's registration: torch::cuda::is_available() would then say false on a GPU node.
   # Its CUDA dependencies (cudart, cuBLAS, …) are not here; they resolve on the GPU node at load time.

@@ -13,8 +13,8 @@
 #     and transformers + PEFT's LoRA step on the same GPU (bench/peft_step_cuda.py), and their ratios.
 #
 # Every step runs whatever the one before it gave; report.txt says each one's exit status and time, and
-# ends with the timings table. Files under $OUT: report.txt, log.txt (every step's output), bench.json,
-# peft.json, records.json.
+# holds the timings table of each round. Files under $OUT: report.txt, log.txt (every step's output),
+# records.json, and bench-N.json and peft-N.json for each timing round N.
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,13 +53,25 @@ report "libraries not found: $(ldd "$bin"/* | grep 'not found' | sort -u | tr -s
 step gpu-tests 90 "$bin/capaboost_tests" "[device]" --durations yes
 step runtime-tests 60 "$bin/capaboost_tests" "~[device]"
 step env 20 "$bin/capaboost" env
-step run-cpu 90 "$bin/capaboost" --threads "$THREADS" run experiments/device_check.yaml --profile smoke --device cpu \
+step run-cpu 90 "$bin/capaboost" --threads "$THREADS" run experiments/device_check.yaml --profile paper --device cpu \
   --results "$work/results-cpu"
-step run-cuda 60 "$bin/capaboost" --threads "$THREADS" run experiments/device_check.yaml --profile smoke --device cuda \
+step run-cuda 60 "$bin/capaboost" --threads "$THREADS" run experiments/device_check.yaml --profile paper --device cuda \
   --results "$work/results-cuda"
 step compare 15 python3 harness/scripts/compare_device_records.py "$work/results-cpu" "$work/results-cuda" \
   --json "$OUT/records.json"
-step bench 90 "$bin/capaboost_bench" --benchmark_filter=BM_RobertaBaseStepCuda --benchmark_out="$OUT/bench.json" \
-  --benchmark_out_format=json
-step peft 90 python3 bench/peft_step_cuda.py --json "$OUT/peft.json"
-python3 bench/ratios.py --cuda "$OUT/bench.json" "$OUT/peft.json" 2>&1 | tee -a "$OUT/report.txt"
+# The timings, TIMING_ROUNDS times (default 1) in turn: a difference between two rounds is the noise a
+# ratio has to beat. The first round also profiles one step of each case (bench/profile_summary.py).
+mkdir -p "$work/profiles"
+for round in $(seq 1 "${TIMING_ROUNDS:-1}"); do
+  profile_env=() peft_profile=()
+  if [ "$round" = 1 ]; then
+    profile_env=(CAPABOOST_PROFILE_DIR="$work/profiles")
+    peft_profile=(--profile-dir "$work/profiles")
+  fi
+  step bench 90 env "${profile_env[@]}" "$bin/capaboost_bench" --benchmark_filter=BM_RobertaBaseStepCuda \
+    --benchmark_out="$OUT/bench-$round.json" --benchmark_out_format=json
+  step peft 90 python3 bench/peft_step_cuda.py --json "$OUT/peft-$round.json" "${peft_profile[@]}"
+  report "timings, round $round:"
+  python3 bench/ratios.py --cuda "$OUT/bench-$round.json" "$OUT/peft-$round.json" 2>&1 | tee -a "$OUT/report.txt"
+done
+for trace in "$work"/profiles/*.json; do step profile 20 python3 bench/profile_summary.py "$trace" 30; done

@@ -29,9 +29,10 @@ class TunableLinearImpl : public torch::nn::Module {
 
   /// (Re)creates weight and bias with torch::nn::Linear's initialisation.
   void reset();
-  /// x: (…, in) → (…, out). Under CPU autocast (a bf16 run, runtime/precision.h) a frozen weight's
-  /// lower-precision copy is kept between calls instead of cast anew every forward (autocast caches
-  /// only weights that train); it is remade when the weight changes in place or is replaced.
+  /// x: (…, in) → (…, out). Under autocast (a bf16 run on the CPU or a GPU, runtime/precision.h) a
+  /// frozen weight's lower-precision copy is kept between calls instead of cast anew every forward
+  /// (autocast caches only weights that train); it is remade when the weight changes in place or is
+  /// replaced.
   torch::Tensor forward(const torch::Tensor& x);
 
   /// Attaches `tuner` as child module `tuner->kind()`; at most one tuner per site.
