@@ -33,7 +33,6 @@
 #include "measures/weight_updates_file.h"
 #include "models/pretrained_directory.h"
 #include "peft/method_registry.h"
-#include "runtime/device.h"
 #include "sites/tuner.h"
 #include "tasks/task_registry.h"
 #include "train/trainable_selection.h"
