@@ -91,14 +91,15 @@ TEST_CASE("every experiment spec runs and reports on its smoke profile", "[harne
   int with_weights = 0;
   for (const auto& file : fs::directory_iterator(dir.path() / "results" / "runs")) {
     if (file.path().extension() != ".json") continue;
-    const auto details = nlohmann::json::parse(read_text(file.path())).at("details");
+    const auto record = nlohmann::json::parse(read_text(file.path()));
+    const auto& details = record.at("details");
     if (!details.contains("backbone")) continue;  // not a fine-tuning run
     const std::string backbone = details.at("backbone");
     INFO(file.path().string() << ": " << backbone);
     // Every fine-tuning run records its data order's digest, and a CapaBoost run with static masks the
     // digest of its masks (docs/clusters-and-gpus.md: the runs of one key on two devices compare them).
     CHECK(details.at("training").at("data_order_sha256").get<std::string>().size() == 64);
-    const auto config = nlohmann::json::parse(read_text(file.path())).at("config");
+    const auto& config = record.at("config");
     if (config.value("branches", 1) > 1 && config.value("mask", std::string("none")) != "none" &&
         config.value("mask", std::string()) != "dropout") {
       CHECK(details.at("masks_sha256").get<std::string>().size() == 64);

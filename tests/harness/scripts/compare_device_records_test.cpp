@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "lib/data/glue_test_support.h"
 #include "support/capaboost_program.h"
 #include "support/read_text.h"
 #include "support/temp_dir.h"
@@ -25,11 +26,6 @@ namespace {
 
 const std::string kScript = std::string(CAPABOOST_SOURCE_DIR) + "/harness/scripts/compare_device_records.py";
 const std::string kSpec = std::string(CAPABOOST_SOURCE_DIR) + "/experiments/device_check.yaml";
-
-std::string data_root() {
-  const char* shared = std::getenv("CAPABOOST_SHARED_DIR");
-  return (fs::path(shared ? shared : std::string(CAPABOOST_SOURCE_DIR) + "/../shared") / "data").string();
-}
 
 int compare(const fs::path& first, const fs::path& second, const fs::path& log) {
   const std::string command = "python3 '" + kScript + "' '" + first.string() + "' '" + second.string() + "' > '" +
@@ -47,7 +43,7 @@ TEST_CASE("compare_device_records: two runs of one spec agree on data order and 
   for (const auto& [results, threads] : {std::pair{one, "1"}, std::pair{two, "2"}}) {
     INFO(read_text(log));
     REQUIRE(run_capaboost({"--threads", threads, "run", kSpec, "--profile", "smoke", "--results", results.string(),
-                           "--data-root", data_root()},
+                           "--data-root", capaboost::test::mirror_root().path},
                           log) == 0);
   }
   REQUIRE(compare(one, two, log) == 0);
