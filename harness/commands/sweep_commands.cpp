@@ -205,6 +205,19 @@ Command status_command(CLI::App& app) {
             fmt::print("{} (profile '{}'): {} ok, {} failed, {}{}{} missing; the ok runs took {:.1f} min of run time\n",
                        sweep.spec.name, options->profile, ok, failed, queued ? fmt::format("{} queued, ", queued) : "",
                        running ? fmt::format("{} running, ", running) : "", missing, ok_seconds / 60.0);
+            // Where the recorded runs ran: a sweep finished on another machine (a GPU node, a SLURM array)
+            // says so in every curated README, which quotes this output.
+            std::map<std::string, int> machines;  // "device, LibTorch version" → runs
+            for (const auto& record : recorded) {
+              const auto& provenance = record.provenance;
+              machines[fmt::format("{} with LibTorch {}", provenance.value("device", "unknown device"),
+                                   provenance.value("libtorch", "unknown"))]++;
+            }
+            if (!machines.empty()) {
+              std::vector<std::string> parts;
+              for (const auto& [machine, count] : machines) parts.push_back(fmt::format("{} ({})", machine, count));
+              fmt::print("recorded on: {}\n", fmt::join(parts, "; "));
+            }
             // SLURM array tasks write records only; the submitting side indexes them, and so does status.
             if (!scheduled.empty()) store.add_to_index(recorded);
             // Records of this spec and profile that no planned run has: made by older code or an older

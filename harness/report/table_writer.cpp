@@ -92,6 +92,14 @@ std::string absent_note(const TableDocument& d) {
   return fmt::format("{} not run on profile {} (n/a)", fmt::join(d.absent_columns, ", "), d.profile);
 }
 
+// The spec's caption, then the note on absent columns as a sentence of its own (a caption may end
+// with its own full stop, or not).
+std::string caption_and_absent_note(const TableDocument& d) {
+  if (d.absent_columns.empty()) return d.caption;
+  const char* separator = d.caption.empty() ? "" : d.caption.back() == '.' ? " " : ". ";
+  return d.caption + separator + absent_note(d) + ".";
+}
+
 const Cell* find_cell(const TableDocument& d, const std::string& row, const std::string& column) {
   auto r = d.cells.cells.find(row);
   if (r == d.cells.cells.end()) return nullptr;
@@ -165,11 +173,10 @@ std::string render_latex(const TableDocument& d) {
   out += fmt::format(
       "\\caption{{{} ({}). Measured rows: mean$_{{\\pm\\mathrm{{std}}}}$ over {} seed(s), profile "
       "\\texttt{{{}}}, best measured entry per column in bold; rows marked * are the paper's reported "
-      "numbers{}; $^\\dagger$: some runs missing or failed.{}{}}}\n",
+      "numbers{}; $^\\dagger$: some runs missing or failed.{}}}\n",
       latex_escape(d.title), latex_escape(d.metric), seed_count(d), latex_escape(d.profile),
       d.paper && !d.paper->source.empty() ? " (" + latex_escape(d.paper->source) + ")" : "",
-      d.caption.empty() ? "" : " " + latex_escape(d.caption),
-      d.absent_columns.empty() ? "" : " " + latex_escape(absent_note(d)) + ".");
+      d.caption.empty() && d.absent_columns.empty() ? "" : " " + latex_escape(caption_and_absent_note(d)));
   const auto columns = all_columns(d);
   out += fmt::format("\\label{{tab:{}-{}}}\n", d.spec_name, d.metric);
   out += fmt::format("\\begin{{tabular}}{{l{}}}\n\\toprule\n", std::string(d.budget_titles.size() + columns.size(), 'c'));
@@ -243,8 +250,7 @@ std::string render_csv(const TableDocument& d) {
 }
 
 std::string render_markdown(const TableDocument& d) {
-  std::string note = d.caption;
-  if (!d.absent_columns.empty()) note += (note.empty() ? "" : ". ") + absent_note(d) + ".";
+  const std::string note = caption_and_absent_note(d);
   std::string out = fmt::format("**{}** ({}; profile `{}`, {} seed(s); * = paper)\n\n{}| Method |", d.title, d.metric,
                                 d.profile, seed_count(d), note.empty() ? "" : note + "\n\n");
   const auto columns = all_columns(d);

@@ -159,6 +159,9 @@ TEST_CASE("a sweep killed with SIGKILL resumes without rewriting finished record
   CHECK(indexed_rows(results / "index.sqlite") == static_cast<size_t>(kRuns));
   CHECK(run_capaboost({"status", spec.string(), "--profile", "paper", "--results", results.string()},
                   dir.path() / "status.log") == 0);
+  CHECK_THAT(read_text(dir.path() / "status.log"),
+             Catch::Contains("recorded on: cpu with LibTorch " + std::string(TORCH_VERSION) + " (" +
+                             std::to_string(kRuns) + ")"));
 }
 
 TEST_CASE("records of older code load, are counted by status and are never reused", "[harness][process]") {

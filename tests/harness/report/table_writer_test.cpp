@@ -85,6 +85,10 @@ TEST_CASE("columns the profile does not run keep the paper's numbers and show n/
   document.paper->rows["LoRA"]["MNLI"] = {86.59, std::nullopt};
   const auto markdown = render_markdown(document);
   CHECK_THAT(markdown, Catch::Contains("MNLI not run on profile mini (n/a)."));
+  document.caption = "One epoch.";  // a caption's own full stop is not doubled
+  CHECK_THAT(render_markdown(document), Catch::Contains("\n\nOne epoch. MNLI not run on profile mini (n/a).\n\n"));
+  document.caption = "One epoch";
+  CHECK_THAT(render_markdown(document), Catch::Contains("\n\nOne epoch. MNLI not run on profile mini (n/a).\n\n"));
   CHECK_THAT(markdown, Catch::Contains("| LoRA* | 62.2 | 86.6 |\n| LoRA (ours) | 61.5 ± 0.7 | n/a |\n"));
   const auto latex = render_latex(document);
   CHECK_THAT(latex, Catch::Contains("\\begin{tabular}{lcc}"));
