@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -535,7 +536,16 @@ void check_consistency(Reader& reader, const YAML::Node& root, const Spec& spec)
       reader.diagnostics().push_back(Diagnostic::at(
           row.marks.at("lr"), fmt::format("row '{}' sets both 'lr' and its own lr_grid; keep one", row.label)));
     }
+    const bool own_rate = row.lr_grid && row.lr_grid->empty();
+    if (own_rate && !row.parameters.contains("lr") &&
+        std::none_of(row.per.begin(), row.per.end(), [](const auto& per) { return per.parameter == "lr"; })) {
+      reader.diagnostics().push_back(Diagnostic::at(
+          row.lr_grid_mark, fmt::format("row '{}' sweeps no learning rate (lr_grid: []) and sets none: give it 'lr', "
+                                        "or 'lr' in its per, or a non-empty lr_grid",
+                                        row.label)));
+    }
     for (const auto& [key, value] : row.parameters.items()) {
+      if (key == "lr" && own_rate) continue;  // the row opted out of the spec's lr_grid
       if (auto it = swept.find(key); it != swept.end()) {
         reader.diagnostics().push_back(Diagnostic::at(
             row.marks.at(key), fmt::format("row '{}' sets '{}', which {} also sets in every run, so the row's "
@@ -664,7 +674,10 @@ Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics) tr
             reader.parameters(row, fmt::format("row '{}'", parsed.label), parsed.marks, {"label", "measure", "per", "lr_grid"});
         if (row["per"]) parsed.per = read_per(reader, row["per"], fmt::format("row '{}'", parsed.label));
         if (row["lr_grid"]) {
-          parsed.lr_grid = reader.list<double>(row["lr_grid"], "lr_grid", 0, true);
+          // `lr_grid: []`: the row sweeps no rate; it runs its own `lr`, or one per task from its `per`
+          // (a prior work's recipe).
+          const bool no_grid = row["lr_grid"].IsSequence() && row["lr_grid"].size() == 0;
+          parsed.lr_grid = no_grid ? std::vector<double>{} : reader.list<double>(row["lr_grid"], "lr_grid", 0, true);
           parsed.lr_grid_mark = reader.mark(row["lr_grid"]);
         }
         spec.rows.push_back(parsed);

@@ -7,6 +7,7 @@
 // bn = 64, l = 64) through the same parameters as `lora`, `adapter` and `prefix`.
 
 #include <map>
+#include <regex>
 
 #include "peft/method_parameters.h"
 #include "peft/method_registry.h"
@@ -53,8 +54,14 @@ TrainingHooksPtr mask_learning_rate(torch::nn::Module&, const Parameters& config
   return std::make_shared<MaskLearningRate>(config.get<double>("mask_lr"));
 }
 
-// The last component of a site's name: the sites of one kind share a prototype ("query", "value").
+// What a site is within its layer: its name after "layer.<i>." ("attention.self.query",
+// "intermediate.dense", "output.dense"), or its last component where the name has no layer index. The
+// sites of one kind share a prototype. The last component alone would pool the three "dense" matrices of
+// a layer (attention output, intermediate, output), which differ in shape.
 std::string site_kind(const std::string& site) {
+  static const std::regex layer_index(R"((^|\.)layer\.[0-9]+\.)");
+  std::smatch match;
+  if (std::regex_search(site, match, layer_index)) return match.suffix().str();
   const auto dot = site.rfind('.');
   return dot == std::string::npos ? site : site.substr(dot + 1);
 }

@@ -119,3 +119,19 @@ TEST_CASE("a profile's row_lr_grid gives one row its own rates, over the profile
   CHECK_THROWS_WITH(expand_spec(spec, "mini"), Catch::Contains("row_lr_grid names row 'Pre'") &&
                                                    Catch::Contains("did you mean 'Per'"));
 }
+
+TEST_CASE("a row with lr_grid: [] runs its own rate, or its per's, outside the spec's rate sweep", "[harness][plan]") {
+  const Spec spec = load_spec(testing::fixture("specs/good/own_rates.yaml"));
+  std::map<std::pair<std::string, std::string>, std::multiset<double>> lrs;  // (row, task) → rates
+  for (const auto& draft : expand_spec(spec, "paper")) {
+    lrs[{draft.label, draft.given.at("task").get<std::string>()}].insert(draft.given.at("lr").get<double>());
+  }
+  CHECK(lrs.at({"Swept", "RTE"}) == std::multiset<double>{1e-3, 3e-3});
+  CHECK(lrs.at({"Recipe", "RTE"}) == std::multiset<double>{7e-4});  // one run, not one per swept rate
+  CHECK(lrs.at({"Recipe", "STS-B"}) == std::multiset<double>{9e-4});
+  CHECK(lrs.at({"Fixed", "STS-B"}) == std::multiset<double>{2e-4});
+  // A profile's lr_grid still wins over the row's own rate (the per, applied after it, keeps its own).
+  for (const auto& draft : expand_spec(spec, "mini")) {
+    if (draft.label != "Recipe") CHECK(draft.given.at("lr") == 5e-4);
+  }
+}

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "lib/peft/few_step_training.h"
 #include "lib/train/tiny_classifier.h"
 #include "measure/parameter_count.h"
@@ -61,6 +63,28 @@ TEST_CASE("ProPETL-LoRA shares one prototype per site kind across layers, with a
                         y + torch::mm(x, delta.t()), 1e-5, 1e-6));
   CHECK(torch::allclose(*q1.delta_weight(), delta.to(torch::kFloat64), 1e-5, 1e-7));
   CHECK(v1.parameter_count().dense == 2 * 2 * 8);  // a non-owner counts its scores only
+}
+
+TEST_CASE("ProPETL-LoRA on all six matrices keeps one prototype per matrix of the layer, the three dense ones apart",
+          "[propetl][lora]") {
+  // Table 3's placement: query, key, value, attention output, intermediate and output. The last three
+  // are all named "…dense"; each is its own kind (and differs in shape where the FFN is wider).
+  auto model = two_layer_classifier();
+  const auto tuners = attached(*model, {{"rank", 2}, {"alpha", 4}, {"targets", nlohmann::json::array()},
+                                        {"target_regex", R"((.*\.)?layer\.[0-9]+\.(attention\.self\.(query|key|value)|)"
+                                                         R"(attention\.output\.dense|intermediate\.dense|output\.dense))"}});
+  REQUIRE(tuners.size() == 12);
+  std::set<const void*> prototypes;
+  for (const auto& [name, tuner] : tuners) prototypes.insert(tuner->prototype().get());
+  CHECK(prototypes.size() == 6);
+  for (const char* kind : {"attention.self.key", "attention.output.dense", "intermediate.dense", "output.dense"}) {
+    INFO(kind);
+    const auto& layer0 = *tuners.at(std::string("roberta.encoder.layer.0.") + kind + ".propetl_lora");
+    const auto& layer1 = *tuners.at(std::string("roberta.encoder.layer.1.") + kind + ".propetl_lora");
+    CHECK(layer0.prototype().get() == layer1.prototype().get());
+  }
+  CHECK(tuners.at("roberta.encoder.layer.0.intermediate.dense.propetl_lora")->prototype().get() !=
+        tuners.at("roberta.encoder.layer.0.output.dense.propetl_lora")->prototype().get());
 }
 
 TEST_CASE("training ProPETL-LoRA moves the shared factors, every site's scores and the head", "[propetl][lora][train]") {
