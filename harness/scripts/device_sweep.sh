@@ -54,7 +54,7 @@ done
 kill "$sampler" 2>/dev/null
 for item in "$@"; do
   spec=${item%%:*}
-  report "$("$WORK/bin/capaboost" status "$spec" --profile "$PROFILE" --results "$RESULTS" 2>&1 | tail -1)"
+  report "$("$WORK/bin/capaboost" status "$spec" --profile "$PROFILE" --results "$RESULTS" 2>&1 | grep -E "\(profile '|^recorded on")"
 done
 (cd "$RESULTS" && find runs -name '*.json' | tar -czf "$OUT/records.tar.gz" -T -)
 report "records returned: $(tar -tzf "$OUT/records.tar.gz" | wc -l)"
