@@ -24,15 +24,11 @@ THREADS=${THREADS:-$(nproc)}
 mkdir -p "$OUT"
 work=$(mktemp -d)
 tar -xzf "$BUNDLE/bundle.tar.gz" -C "$work" || { echo "device_check: cannot unpack $BUNDLE/bundle.tar.gz" >&2; exit 1; }
-torch_lib=${TORCH_LIB:-$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')}
-# The image's LibTorch first (the binaries were linked against the same version's wheel), then the
-# Debian libraries the bundle carries.
-export LD_LIBRARY_PATH="$torch_lib:$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export CAPABOOST_DATA_DIR="$work/data" CAPABOOST_CACHE="$work/cache" CAPABOOST_SKIP_BLAS_CHECK=1
+source "$SRC/harness/scripts/device_env.sh"
+device_env "$work"
 bin="$work/bin"
 cd "$SRC"
 
-report() { echo "$*" | tee -a "$OUT/report.txt"; }
 # step NAME SECONDS COMMAND…: runs it for at most SECONDS with its output appended to log.txt under a
 # header; reports its exit status (124: stopped at the limit) and time. The limits keep the whole check
 # inside one device call (10 minutes at most) with the machine's start.
@@ -46,7 +42,6 @@ step() {
   return "$status"
 }
 
-report "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1)"
 report "torch: $(python3 -c 'import torch; print(torch.__version__, "cuda", torch.version.cuda)' 2>&1)"
 report "libraries not found: $(ldd "$bin"/* | grep 'not found' | sort -u | tr -s ' \t\n' ' ')"
 

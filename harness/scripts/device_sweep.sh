@@ -24,14 +24,10 @@ PROFILE=${PROFILE:-cpu}
 DEADLINE=${DEADLINE:-480}
 RESULTS="$WORK/results"
 mkdir -p "$OUT" "$RESULTS"
-torch_lib=${TORCH_LIB:-$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')}
-export LD_LIBRARY_PATH="$torch_lib:$WORK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export CAPABOOST_DATA_DIR="$WORK/data" CAPABOOST_CHECKPOINTS="$WORK/checkpoints" CAPABOOST_CACHE="$WORK/cache"
-export CAPABOOST_SKIP_BLAS_CHECK=1
+source "$SRC/harness/scripts/device_env.sh"
+device_env "$WORK"
 cd "$SRC"
 
-report() { echo "$*" | tee -a "$OUT/report.txt"; }
-report "device: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1)"
 report "profile $PROFILE, deadline $DEADLINE s, $(nproc) cores"
 
 start=$SECONDS

@@ -15,16 +15,14 @@
 namespace capaboost {
 
 /// torch::optim::AdamW whose step() uses multi-tensor kernels when every parameter with a gradient is on
-/// a GPU, no group uses AMSGrad, and each group's parameters are at one step count (fresh ones at 0);
-/// otherwise (CPU runs among them) it is AdamW's own per-tensor step, so CPU results are AdamW's bits.
+/// a GPU, no group uses AMSGrad, each group's parameters are at one step count (fresh ones at 0) and no
+/// closure is given; otherwise (CPU runs among them) it is AdamW's own per-tensor step, so CPU results
+/// are AdamW's bits.
 class MultiTensorAdamW final : public torch::optim::AdamW {
  public:
   using torch::optim::AdamW::AdamW;
 
   torch::Tensor step(LossClosure closure = nullptr) override;
-
- private:
-  bool multi_tensor_applies();
 };
 
 }  // namespace capaboost
