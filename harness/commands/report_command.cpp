@@ -2,6 +2,7 @@
 #include "commands/sweep_options.h"
 #include "plan/expansion.h"
 #include "report/aggregate.h"
+#include "report/average_column.h"
 #include "report/comparison_writer.h"
 #include "report/figure_writer.h"
 #include "report/paper_numbers.h"
@@ -88,6 +89,8 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
           break;
         }
       }
+      // The paper's average column (its "All"), when its numbers name one: after the scaling, before the claims.
+      const std::string average_column = add_average_column(document);
       // Budget columns: each row's mean over all its runs, beside the paper's budget file.
       for (const auto& column : layout.budget) {
         document.budget_titles.push_back(column.title);
@@ -101,13 +104,15 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
         if (paper.metric == "budget") document.paper_budget = paper;
       }
       for (const auto& [row, columns] : document.cells.cells) {
-        for (const auto& [column, cell] : columns) incomplete += cell.missing + cell.failed;
+        for (const auto& [column, cell] : columns) {
+          if (column != average_column) incomplete += cell.missing + cell.failed;  // the average restates them
+        }
       }
       // The spec's claims on this metric, as paired differences: the Markdown report ends with them.
       std::vector<ComparisonResult> measured;
       for (const auto& comparison : spec.comparisons) {
         if ((comparison.metric.empty() ? layout.metrics.front() : comparison.metric) != metric) continue;
-        measured.push_back(compare(comparison, document.cells, layout.higher_is_better));
+        measured.push_back(compare(comparison, document.cells, layout.higher_is_better, average_column));
       }
       const std::string markdown =
           render_markdown(document) + render_comparisons_markdown(measured, layout.columns, layout.decimals_of(metric));

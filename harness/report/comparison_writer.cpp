@@ -55,12 +55,20 @@ std::string render_comparisons_markdown(const std::vector<ComparisonResult>& res
       "Student-t interval (wide for few seeds: t = 4.30 at n = 3); an interval that excludes 0 is a gap beyond seed "
       "noise.\n\n"
       "| A | B | where | n | A − B | 95% interval |\n|---|---|---|---|---|---|\n";
+  const bool averages = std::any_of(results.begin(), results.end(), [](const auto& r) { return r.average.has_value(); });
+  if (averages) {
+    out.insert(out.find("\n\n| A |"), " A row in italics compares the two rows' means over the columns (the paper's "
+                                        "average column): it restates the columns, so no verdict counts it.");
+  }
   for (const auto& result : results) {
-    for (const auto& d : result.differences) {
-      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", result.spec.a.row, result.spec.b.row, where(d, column_key),
-                         d.seeds.size(), d.seeds.empty() ? "–" : fmt::format("{:+.{}f}", d.mean, decimals),
+    const auto line = [&](const PairedDifference& d, bool average) {
+      const std::string place = average ? "*" + where(d, column_key) + "*" : where(d, column_key);
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", result.spec.a.row, result.spec.b.row, place, d.seeds.size(),
+                         d.seeds.empty() ? "–" : fmt::format("{:+.{}f}", d.mean, decimals),
                          d.seeds.empty() ? "–" : interval(d, decimals));
-    }
+    };
+    for (const auto& d : result.differences) line(d, false);
+    if (result.average) line(*result.average, true);
   }
   out += "\n## Claims\n\n| Claim | A | B | Our measurement | Verdict |\n|---|---|---|---|---|\n";
   for (const auto& result : results) {
@@ -73,7 +81,9 @@ std::string render_comparisons_markdown(const std::vector<ComparisonResult>& res
 std::string render_comparisons_csv(const std::vector<ComparisonResult>& results) {
   std::string out = "claim,a,b,column_a,column_b,n,mean,ci_low,ci_high,seeds,verdict\n";
   for (const auto& result : results) {
-    for (const auto& d : result.differences) {
+    std::vector<PairedDifference> lines = result.differences;
+    if (result.average) lines.push_back(*result.average);
+    for (const auto& d : lines) {
       const bool bounded = std::isfinite(d.half_width) && !d.seeds.empty();
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(result.spec.claim), csv_field(result.spec.a.row),
                          csv_field(result.spec.b.row), csv_field(d.column_a), csv_field(d.column_b), d.seeds.size(),

@@ -75,14 +75,21 @@ double t_quantile_975(int df) {
   return z + (z * z * z + z) / (4 * v) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * v * v);
 }
 
-ComparisonResult compare(const ComparisonLayout& spec, const CellTable& cells, bool higher_is_better) {
+ComparisonResult compare(const ComparisonLayout& spec, const CellTable& cells, bool higher_is_better,
+                         const std::string& average_column) {
   ComparisonResult result;
   result.spec = spec;
   if (spec.a.column.empty() && spec.b.column.empty()) {
     for (const auto& column : cells.columns) {
       const Cell* a = find_cell(cells, spec.a.row, column);
       const Cell* b = find_cell(cells, spec.b.row, column);
-      if (a && b && !a->empty() && !b->empty()) result.differences.push_back(paired(a, b, column, column));
+      if (!a || !b || a->empty() || b->empty()) continue;
+      // The row means restate the columns: counting them too would count every column twice.
+      if (column == average_column) {
+        result.average = paired(a, b, column, column);
+      } else {
+        result.differences.push_back(paired(a, b, column, column));
+      }
     }
   } else {
     // One side names a column: the other side is read at its own column, or at the same one.

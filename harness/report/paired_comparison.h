@@ -36,6 +36,9 @@ struct PairedDifference {
 struct ComparisonResult {
   ComparisonLayout spec;
   std::vector<PairedDifference> differences;
+  /// A − B of the two rows' means over the columns (the paper's "All"), when the table has that column
+  /// and the claim spans every column: shown beside the columns, not counted in the verdict.
+  std::optional<PairedDifference> average;
   /// "reproduced" (A better, or alike, at every column), "not reproduced" (B better, or a gap beyond
   /// the margin, at some column), "no signal" (no column decides), or "reproduced at k of m".
   std::string verdict;
@@ -44,7 +47,9 @@ struct ComparisonResult {
 /// The two-sided 95% quantile of Student's t with `df` degrees of freedom (t(2) = 4.303).
 double t_quantile_975(int df);
 
-/// Pairs A's and B's values by seed in `cells` and summarises each column pair.
-ComparisonResult compare(const ComparisonLayout& spec, const CellTable& cells, bool higher_is_better);
+/// Pairs A's and B's values by seed in `cells` and summarises each column pair. `average_column` names
+/// the column of row means (report/average_column.h), or is empty: it goes to `average`, not the verdict.
+ComparisonResult compare(const ComparisonLayout& spec, const CellTable& cells, bool higher_is_better,
+                         const std::string& average_column = "");
 
 }  // namespace capaboost::harness

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+
 namespace capaboost::harness {
 
 std::optional<ReportedValue> parse_reported_value(const std::string& text) {
@@ -67,6 +69,12 @@ PaperNumbers load_paper_numbers(const std::string& path) {
         at(item.second, fmt::format("value of '{}' must be a number, 'mean±std' or {{mean, std}}", column));
       }
     }
+  }
+  if (const auto average = root["average"]) {
+    numbers.average = average.as<std::string>();
+    const bool named = std::any_of(numbers.rows.begin(), numbers.rows.end(),
+                                   [&](const auto& row) { return row.second.count(numbers.average) > 0; });
+    if (!named) at(average, fmt::format("'average: {}' names a column no row has a value in", numbers.average));
   }
   if (!problems.empty()) throw SpecError(problems);
   return numbers;

@@ -6,6 +6,7 @@
 //   rows:
 //     - label: LoRA                   # the spec row they belong beside
 //       values: {8: 8, 16: 16}        # column label → number, "63.6±0.2", or {mean: .., std: ..}
+//   average: All                      # optional: the column that is each row's mean of its others
 
 #include <map>
 #include <optional>
@@ -24,6 +25,7 @@ struct PaperNumbers {
   std::string metric;
   std::map<std::string, std::map<std::string, ReportedValue>> rows;  // row label → column label → value
   std::vector<std::string> row_order;  ///< row labels in file order (for rows the spec does not measure)
+  std::string average;  ///< the column printed as each row's mean over its other columns ("All"), or empty
 };
 
 /// Loads a paper-numbers file; errors name the file and line.

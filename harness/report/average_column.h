@@ -1,0 +1,28 @@
+#pragma once
+// The paper's average column ("All" in Tables 2 and 3: each row's mean over the tasks) for our rows.
+//
+// A row's average is taken seed by seed: for each seed that has a value in every column, the mean of
+// those values; the cell then summarises those per-seed means, so its spread and the paired differences
+// of two rows' averages pair seeds as the columns do. When a profile runs fewer columns than the paper
+// (5 of GLUE's 8 tasks on cpu), an average over them is no match for the paper's: the column is then
+// titled "Mean of 5", the paper's rows get the mean of their own printed numbers over the same columns,
+// and the caption says so.
+
+#include "report/aggregate.h"
+#include "report/table_writer.h"
+
+#include <string>
+#include <vector>
+
+namespace capaboost::harness {
+
+/// Row `row`'s mean over `columns`, one value per seed that has a value in every one of them. Runs
+/// missing or failed in any of the columns are counted as the cell's, so an incomplete average is marked.
+Cell row_average(const CellTable& cells, const std::string& row, const std::vector<std::string>& columns);
+
+/// When the document's paper numbers name an average column, appends it to the measured columns (every
+/// row's `row_average` over them) and returns its title; otherwise changes nothing and returns "".
+/// Call it after the measured and absent columns are known and before comparisons are drawn.
+std::string add_average_column(TableDocument& document);
+
+}  // namespace capaboost::harness
