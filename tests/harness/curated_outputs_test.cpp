@@ -16,16 +16,14 @@
 
 #include "support/read_text.h"
 #include "support/temp_dir.h"
+#include "support/shared_dir.h"
 
 namespace fs = std::filesystem;
 using capaboost::testing::read_text;
 
-namespace {
+using capaboost::testing::shared_dir;
 
-std::string data_root() {
-  const char* shared = std::getenv("CAPABOOST_SHARED_DIR");
-  return (fs::path(shared ? shared : std::string(CAPABOOST_SOURCE_DIR) + "/../shared") / "data").string();
-}
+namespace {
 
 // The 12-hex run keys of a `capaboost plan` listing or a run_keys.txt (one per line, first field).
 std::set<std::string> keys_of(const std::string& text) {
@@ -72,7 +70,7 @@ TEST_CASE("every curated folder was rendered from the runs the current code plan
       const fs::path listing = dir.path() / "plan.txt";
       const std::string command = "'" + std::string(CAPABOOST_BINARY) + "' plan '" + spec.string() + "' --profile " +
                                   profile.path().filename().string() + " --results '" + (dir.path() / "results").string() +
-                                  "' --data-root '" + data_root() + "' > '" + listing.string() + "' 2>&1";
+                                  "' --data-root '" + (shared_dir() / "data").string() + "' > '" + listing.string() + "' 2>&1";
       const int status = std::system(command.c_str());
       INFO(read_text(listing));
       REQUIRE(WIFEXITED(status));

@@ -18,19 +18,16 @@
 #include <vector>
 
 #include "util/sha256.h"
+#include "support/shared_dir.h"
 
 namespace fs = std::filesystem;
 using capaboost::testing::TempDir;
 
 using capaboost::testing::read_text;
 
-namespace {
+using capaboost::testing::shared_dir;
 
-// The offline mirror the data tests use (ctest sets CAPABOOST_SHARED_DIR).
-std::string data_root() {
-  const char* shared = std::getenv("CAPABOOST_SHARED_DIR");
-  return (fs::path(shared ? shared : std::string(CAPABOOST_SOURCE_DIR) + "/../shared") / "data").string();
-}
+namespace {
 
 int run_program(const std::string& arguments, const fs::path& log) {
   const std::string command = "'" + std::string(CAPABOOST_BINARY) + "' " + arguments + " > '" + log.string() + "' 2>&1";
@@ -56,7 +53,7 @@ TEST_CASE("every experiment spec runs and reports on its smoke profile", "[harne
     const fs::path results = dir.path() / "results";
     const fs::path log = dir.path() / (name + ".log");
     const int status = run_program("run '" + spec + "' --profile smoke --results '" + results.string() +
-                                       "' --data-root '" + data_root() + "'",
+                                       "' --data-root '" + (shared_dir() / "data").string() + "'",
                                    log);
     // A set-up error (exit 5) names what the machine lacks: the corpus sources of the smoke encoder,
     // the offline data mirror or another spec's output. Anything else is a broken spec.
@@ -73,7 +70,7 @@ TEST_CASE("every experiment spec runs and reports on its smoke profile", "[harne
     REQUIRE(status == 0);
     const fs::path out = dir.path() / "reports" / name;
     REQUIRE(run_program("report '" + spec + "' --profile smoke --results '" + results.string() + "' --data-root '" +
-                            data_root() + "' --out '" +
+                            (shared_dir() / "data").string() + "' --out '" +
                             out.string() + "' --plots '" + CAPABOOST_SOURCE_DIR + "/plots'",
                         log) == 0);
     int reports = 0;

@@ -6,6 +6,7 @@
 #include "support/one_node_slurm.h"
 #include "support/read_text.h"
 #include "support/temp_dir.h"
+#include "support/text_helpers.h"
 
 #include <catch2/catch.hpp>
 
@@ -20,13 +21,9 @@ using capaboost::testing::read_text;
 using capaboost::testing::TempDir;
 using namespace capaboost::testing::program;
 
-namespace {
+using capaboost::testing::count_occurrences;
 
-size_t count_occurrences(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+namespace {
 
 std::string job_id_in(const std::string& log) {
   std::smatch match;

@@ -9,18 +9,16 @@
 #include "support/read_text.h"
 #include "support/reference_python.h"
 #include "support/temp_dir.h"
+#include "support/text_helpers.h"
 
 using Catch::Contains;
 namespace fs = std::filesystem;
 using capaboost::testing::read_text;
 using capaboost::testing::run_command;
 
-namespace {
+using capaboost::testing::write_text;
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
+namespace {
 
 }  // namespace
 
@@ -28,12 +26,12 @@ TEST_CASE("gallery writes the page, warns of a folder it cannot read, and repeat
   capaboost::testing::TempDir dir;
   const fs::path experiments = dir.path() / "experiments";
   const fs::path results = dir.path() / "results";
-  write(experiments / "paper" / "settings.yaml", "not_paper: [check]\nspecs:\n  table9: []\n");
-  write(experiments / "table9.yaml", "# Paper Table 9 (tab:nine): nine.\nname: table9\ntitle: Nine\n");
-  write(experiments / "check.yaml", "name: check\ntitle: A check\n");
-  write(results / "mini" / "table9" / "README.md", "# table9\n\nRendered 2026-11-20 at commit abc1234 by\n`make x`.\n");
-  write(results / "mini" / "table9" / "figure.png", "png");
-  write(results / "mini" / "check" / "README.md", "# check, written by hand\n");
+  write_text(experiments / "paper" / "settings.yaml", "not_paper: [check]\nspecs:\n  table9: []\n");
+  write_text(experiments / "table9.yaml", "# Paper Table 9 (tab:nine): nine.\nname: table9\ntitle: Nine\n");
+  write_text(experiments / "check.yaml", "name: check\ntitle: A check\n");
+  write_text(results / "mini" / "table9" / "README.md", "# table9\n\nRendered 2026-11-20 at commit abc1234 by\n`make x`.\n");
+  write_text(results / "mini" / "table9" / "figure.png", "png");
+  write_text(results / "mini" / "check" / "README.md", "# check, written by hand\n");
   const std::string program = std::string("'") + CAPABOOST_BINARY + "' gallery --experiments '" + experiments.string() + "' ";
 
   const auto written = run_command("cd '" + dir.path().string() + "' && " + program + "--results results");

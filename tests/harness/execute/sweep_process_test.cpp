@@ -7,6 +7,7 @@
 #include "support/temp_dir.h"
 
 #include "pretrain/backbone_builder.h"
+#include "support/text_helpers.h"
 
 #include <catch2/catch.hpp>
 #include <fcntl.h>
@@ -29,6 +30,8 @@ using capaboost::testing::TempDir;
 using namespace capaboost::testing::program;
 
 using capaboost::testing::read_text;
+
+using capaboost::testing::count_occurrences;
 
 namespace {
 
@@ -71,12 +74,6 @@ void kill_group(pid_t group) {
   while (::kill(-group, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-}
-
-size_t count_occurrences(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 

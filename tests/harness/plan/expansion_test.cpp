@@ -10,7 +10,7 @@
 using namespace capaboost::harness;
 
 TEST_CASE("expansion: rows x grid x zip x lr x seeds, profile applied last", "[harness][plan]") {
-  const Spec spec = load_spec(testing::fixture("specs/good/sweep.yaml"));
+  const Spec spec = load_spec(capaboost::harness::testing::fixture("specs/good/sweep.yaml"));
   const auto drafts = expand_spec(spec, "paper");
   CHECK(drafts.size() == 2 * 2 * 2 * 2 * 3);  // rows, density, zip pairs, lrs, seeds
   const auto& first = drafts.front();
@@ -45,7 +45,7 @@ TEST_CASE("expansion: rows x grid x zip x lr x seeds, profile applied last", "[h
 }
 
 TEST_CASE("a spec without seeds or lr_grid leaves seed and lr to their defaults", "[harness][plan]") {
-  Spec spec = load_spec(testing::fixture("specs/good/sweep.yaml"));
+  Spec spec = load_spec(capaboost::harness::testing::fixture("specs/good/sweep.yaml"));
   spec.seeds.clear();
   spec.lr_grid.clear();
   const auto drafts = expand_spec(spec, "paper");
@@ -78,7 +78,7 @@ TEST_CASE("a profile's replace swaps one parameter value and leaves the others",
 }
 
 TEST_CASE("a row's per values and lr_grid replace the spec's for that row; the profile still wins", "[harness][plan]") {
-  const Spec spec = load_spec(testing::fixture("specs/good/per_row.yaml"));
+  const Spec spec = load_spec(capaboost::harness::testing::fixture("specs/good/per_row.yaml"));
   const auto drafts = expand_spec(spec, "paper");
   REQUIRE(drafts.size() == 2 * 2 + 2 * 1);  // Zip: 2 tasks × 2 lrs; Per: 2 tasks × its own 1 lr
   std::map<std::pair<std::string, std::string>, std::set<int64_t>> epochs;  // (label, task) → epochs
@@ -102,7 +102,7 @@ TEST_CASE("a row's per values and lr_grid replace the spec's for that row; the p
 }
 
 TEST_CASE("a profile's row_lr_grid gives one row its own rates, over the profile's lr_grid", "[harness][plan]") {
-  Spec spec = load_spec(testing::fixture("specs/good/per_row.yaml"));
+  Spec spec = load_spec(capaboost::harness::testing::fixture("specs/good/per_row.yaml"));
   auto& mini = spec.profiles["mini"];  // lr_grid [5e-4] for every row
   mini.row_lr_grids["Per"] = {1e-5, 2e-5};
   mini.row_lr_grid_marks["Per"] = {};
@@ -121,7 +121,7 @@ TEST_CASE("a profile's row_lr_grid gives one row its own rates, over the profile
 }
 
 TEST_CASE("a row with lr_grid: [] runs its own rate, or its per's, outside the spec's rate sweep", "[harness][plan]") {
-  const Spec spec = load_spec(testing::fixture("specs/good/own_rates.yaml"));
+  const Spec spec = load_spec(capaboost::harness::testing::fixture("specs/good/own_rates.yaml"));
   std::map<std::pair<std::string, std::string>, std::multiset<double>> lrs;  // (row, task) → rates
   for (const auto& draft : expand_spec(spec, "paper")) {
     lrs[{draft.label, draft.given.at("task").get<std::string>()}].insert(draft.given.at("lr").get<double>());

@@ -5,6 +5,7 @@
 
 #include "report/gallery.h"
 #include "support/temp_dir.h"
+#include "support/text_helpers.h"
 
 #include <catch2/catch.hpp>
 
@@ -15,12 +16,9 @@ using namespace capaboost::harness;
 using Catch::Contains;
 namespace fs = std::filesystem;
 
-namespace {
+using capaboost::testing::write_text;
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
+namespace {
 
 // The first 24 bytes of a PNG: signature and IHDR with its width and height, all the gallery reads.
 std::string png_header(unsigned width, unsigned height) {
@@ -71,45 +69,45 @@ struct Fixture {
   fs::path results = dir.path() / "results";
 
   Fixture() {
-    write(experiments / "paper" / "settings.yaml",
+    write_text(experiments / "paper" / "settings.yaml",
           "# which specs are the paper's\nnot_paper: [zeta_check]\nspecs:\n  alpha_table: []\n  beta_fig: []\n  broken: []\n");
-    write(experiments / "alpha_table.yaml", "# Paper Table 9 (tab:alpha): the alpha table.\nname: alpha_table\ntitle: Alpha on GLUE\n");
-    write(experiments / "beta_fig.yaml", "# Paper Figure 7b (fig:beta): split by target.\nname: beta_fig\ntitle: Beta by target\n");
-    write(experiments / "broken.yaml", "name: broken\ntitle: A folder written by hand\n");
-    write(experiments / "zeta_check.yaml", "# A check of our own: zeta.\nname: zeta_check\n");  // no title: the table's
-    write(experiments / "gamma.yaml", "name: gamma\ntitle: Gamma on smoke\n");                 // in no list
+    write_text(experiments / "alpha_table.yaml", "# Paper Table 9 (tab:alpha): the alpha table.\nname: alpha_table\ntitle: Alpha on GLUE\n");
+    write_text(experiments / "beta_fig.yaml", "# Paper Figure 7b (fig:beta): split by target.\nname: beta_fig\ntitle: Beta by target\n");
+    write_text(experiments / "broken.yaml", "name: broken\ntitle: A folder written by hand\n");
+    write_text(experiments / "zeta_check.yaml", "# A check of our own: zeta.\nname: zeta_check\n");  // no title: the table's
+    write_text(experiments / "gamma.yaml", "name: gamma\ntitle: Gamma on smoke\n");                 // in no list
 
     // mini/alpha_table: a paper table with a figure, run keys not kept.
-    write(results / "mini" / "alpha_table" / "README.md", readme("alpha_table", "mini", "abc1234"));
-    write(results / "mini" / "alpha_table" / "table.md", kTableWithPaper);
-    write(results / "mini" / "alpha_table" / "figure.png", png_header(1200, 900));
+    write_text(results / "mini" / "alpha_table" / "README.md", readme("alpha_table", "mini", "abc1234"));
+    write_text(results / "mini" / "alpha_table" / "table.md", kTableWithPaper);
+    write_text(results / "mini" / "alpha_table" / "figure.png", png_header(1200, 900));
     // mini/beta_fig: a split report, one part per sub-folder, the same claim in each.
-    write(results / "mini" / "beta_fig" / "README.md", readme("beta_fig", "mini", "def5678"));
-    write(results / "mini" / "beta_fig" / "run_keys.txt", "0123456789ab\n");
-    write(results / "mini" / "beta_fig" / "low_rank" / "table_residual.md", claims_table("no signal"));
-    write(results / "mini" / "beta_fig" / "low_rank" / "figure_residual.png", "png");
-    write(results / "mini" / "beta_fig" / "flat" / "table_residual.md", claims_table("reproduced"));
-    write(results / "mini" / "beta_fig" / "flat" / "figure_residual.png", "png");
+    write_text(results / "mini" / "beta_fig" / "README.md", readme("beta_fig", "mini", "def5678"));
+    write_text(results / "mini" / "beta_fig" / "run_keys.txt", "0123456789ab\n");
+    write_text(results / "mini" / "beta_fig" / "low_rank" / "table_residual.md", claims_table("no signal"));
+    write_text(results / "mini" / "beta_fig" / "low_rank" / "figure_residual.png", "png");
+    write_text(results / "mini" / "beta_fig" / "flat" / "table_residual.md", claims_table("reproduced"));
+    write_text(results / "mini" / "beta_fig" / "flat" / "figure_residual.png", "png");
     // mini/broken: a README without its commit line.
-    write(results / "mini" / "broken" / "README.md", "# broken (profile mini)\n\nMade by hand.\n");
-    write(results / "mini" / "broken" / "table.md", claims_table("reproduced"));
+    write_text(results / "mini" / "broken" / "README.md", "# broken (profile mini)\n\nMade by hand.\n");
+    write_text(results / "mini" / "broken" / "table.md", claims_table("reproduced"));
     // cpu/zeta_check: no figure; its title comes from the table.
-    write(results / "cpu" / "zeta_check" / "README.md", readme("zeta_check", "cpu", "0a1b2c3"));
-    write(results / "cpu" / "zeta_check" / "run_keys.txt", "0123456789ab\n");
-    write(results / "cpu" / "zeta_check" / "table.md",
+    write_text(results / "cpu" / "zeta_check" / "README.md", readme("zeta_check", "cpu", "0a1b2c3"));
+    write_text(results / "cpu" / "zeta_check" / "run_keys.txt", "0123456789ab\n");
+    write_text(results / "cpu" / "zeta_check" / "table.md",
           "**Zeta from the table** (paper_score; profile `cpu`, 3 seed(s); * = paper)\n\n| Method | SST-2 |\n|---|---|\n"
           "| LoRA | 82.0 ± 0.4 |\n\n## Claims\n\n| The paper's claim | A | B | Our measurement | Verdict |\n"
           "|---|---|---|---|---|\n| One | a | b | m | not reproduced |\n| Two | a | b | m | not reproduced |\n"
           "| Three | a | b | m | no signal |\n| Four | a | b | m | reproduced at 2 of 3 |\n");
     // smoke/gamma: a profile after cpu and mini.
-    write(results / "smoke" / "gamma" / "README.md", readme("gamma", "smoke", "9f9f9f9"));
+    write_text(results / "smoke" / "gamma" / "README.md", readme("gamma", "smoke", "9f9f9f9"));
     // mini/picture: no spec of its name, a picture of a backbone.
-    write(results / "mini" / "picture" / "README.md", "# What the encoder learnt\n\nMade by a script.\n");
-    write(results / "mini" / "picture" / "reconstructions.png", png_header(120, 960));  // taller than wide
+    write_text(results / "mini" / "picture" / "README.md", "# What the encoder learnt\n\nMade by a script.\n");
+    write_text(results / "mini" / "picture" / "reconstructions.png", png_header(120, 960));  // taller than wide
     // What the gallery must not look at: records, reports, a folder that is not a profile.
-    write(results / "runs" / "0123456789ab.json", "{}");
-    write(results / "reports" / "alpha_table" / "mini" / "table.md", kTableWithPaper);
-    write(results / "scratch" / "alpha_table" / "README.md", readme("alpha_table", "scratch", "1111111"));
+    write_text(results / "runs" / "0123456789ab.json", "{}");
+    write_text(results / "reports" / "alpha_table" / "mini" / "table.md", kTableWithPaper);
+    write_text(results / "scratch" / "alpha_table" / "README.md", readme("alpha_table", "scratch", "1111111"));
   }
 };
 

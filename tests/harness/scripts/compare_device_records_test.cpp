@@ -24,11 +24,11 @@ using capaboost::testing::program::run_capaboost;
 
 namespace {
 
-const std::string kScript = std::string(CAPABOOST_SOURCE_DIR) + "/harness/scripts/compare_device_records.py";
+const std::string kCompareScript = std::string(CAPABOOST_SOURCE_DIR) + "/harness/scripts/compare_device_records.py";
 const std::string kSpec = std::string(CAPABOOST_SOURCE_DIR) + "/experiments/device_check.yaml";
 
 int compare(const fs::path& first, const fs::path& second, const fs::path& log) {
-  const std::string command = "python3 '" + kScript + "' '" + first.string() + "' '" + second.string() + "' > '" +
+  const std::string command = "python3 '" + kCompareScript + "' '" + first.string() + "' '" + second.string() + "' > '" +
                               log.string() + "' 2>&1";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -16,7 +16,7 @@ using capaboost::testing::TempDir;
 
 namespace {
 
-const std::string kScript = std::string(CAPABOOST_SOURCE_DIR) + "/harness/scripts/convert_pytorch_checkpoint.py";
+const std::string kConvertScript = std::string(CAPABOOST_SOURCE_DIR) + "/harness/scripts/convert_pytorch_checkpoint.py";
 
 // Random tensors under `layout`'s names and shapes, saved by torch.save; their float64 sums beside them.
 const char* const kWriteBin = R"(
@@ -65,7 +65,7 @@ TEST_CASE("pytorch_model.bin checkpoints are refused with the command that conve
                     Catch::Contains("convert_pytorch_checkpoint.py") && Catch::Contains("pytorch_model.bin"));
 
   const auto converted =
-      capaboost::testing::run_command("'" + *python + "' '" + kScript + "' '" + dir.path().string() + "'");
+      capaboost::testing::run_command("'" + *python + "' '" + kConvertScript + "' '" + dir.path().string() + "'");
   INFO(converted.output);
   REQUIRE(converted.exit_code == 0);
   CHECK_FALSE(std::filesystem::exists(dir.file("model.safetensors.partial")));

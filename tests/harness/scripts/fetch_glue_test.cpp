@@ -18,7 +18,7 @@ using capaboost::testing::read_text;
 
 namespace {
 
-const std::string kScript = std::string(CAPABOOST_SOURCE_DIR) + "/harness/scripts/fetch_glue.sh";
+const std::string kFetchScript = std::string(CAPABOOST_SOURCE_DIR) + "/harness/scripts/fetch_glue.sh";
 
 // Runs `command` through the shell with stdout+stderr captured; returns (exit status, output).
 std::pair<int, std::string> run(const ScratchDir& dir, const std::string& command) {
@@ -39,7 +39,7 @@ TEST_CASE("fetch_glue.sh builds MRPC from Microsoft's files byte-identical to GL
   }
   ScratchDir dir;
   const auto [status, output] =
-      run(dir, "MRPC_DIR='" + mirror.string() + "' GLUE_BASE_URL=file:///nonexistent '" + kScript + "' '" +
+      run(dir, "MRPC_DIR='" + mirror.string() + "' GLUE_BASE_URL=file:///nonexistent '" + kFetchScript + "' '" +
                    (dir.path / "root").string() + "' mrpc");
   INFO(output);
   REQUIRE(status == 0);
@@ -65,7 +65,7 @@ TEST_CASE("fetch_glue.sh unpacks a task zip into <root>/<TASK>/", "[harness][fet
   REQUIRE(run(dir, "cd '" + (dir.path / "server").string() + "' && zip -qr RTE.zip RTE").first == 0);
   const auto root = dir.path / "root";
   const auto [status, output] = run(dir, "GLUE_BASE_URL='file://" + (dir.path / "server").string() + "' '" +
-                                             kScript + "' '" + root.string() + "' RTE");
+                                             kFetchScript + "' '" + root.string() + "' RTE");
   INFO(output);
   REQUIRE(status == 0);
   const auto dev = load_glue_file(glue_task("RTE"), DataRoot{root}, GlueFile::kDev);
@@ -85,13 +85,13 @@ TEST_CASE("fetch_glue.sh without network fails clearly and leaves the data root 
   ScratchDir dir;
   const auto root = dir.path / "root";
   const auto [status, output] = run(
-      dir, "GLUE_BASE_URL=file:///nonexistent-glue-server '" + kScript + "' '" + root.string() + "' MNLI");
+      dir, "GLUE_BASE_URL=file:///nonexistent-glue-server '" + kFetchScript + "' '" + root.string() + "' MNLI");
   CHECK(status == 1);
   CHECK_THAT(output, Catch::Contains("cannot download file:///nonexistent-glue-server/MNLI.zip") &&
                          Catch::Contains("needs internet access"));
   CHECK(std::filesystem::is_empty(root));
 
-  const auto [bad_status, bad_output] = run(dir, "'" + kScript + "' '" + root.string() + "' WNLI");
+  const auto [bad_status, bad_output] = run(dir, "'" + kFetchScript + "' '" + root.string() + "' WNLI");
   CHECK(bad_status == 1);
   CHECK_THAT(bad_output, Catch::Contains("unknown task 'WNLI'") && Catch::Contains("CoLA SST-2 MRPC"));
 }

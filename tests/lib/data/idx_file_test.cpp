@@ -32,7 +32,7 @@ void write_gzip(const std::string& path, const std::string& bytes) {
   gzclose(file);
 }
 
-std::string error_of(const std::string& path) {
+std::string idx_error_of(const std::string& path) {
   try {
     read_idx_file(path);
   } catch (const std::exception& error) {
@@ -63,14 +63,14 @@ TEST_CASE("damaged IDX files are errors naming the file and what is wrong", "[da
   capaboost::testing::TempDir dir;
   const std::vector<uint8_t> values(12, 7);
   write_gzip(dir.file("truncated.gz"), idx_bytes({3, 4}, values).substr(0, 14));
-  CHECK_THAT(error_of(dir.file("truncated.gz")), Catch::Contains("truncated.gz") && Catch::Contains("truncated"));
+  CHECK_THAT(idx_error_of(dir.file("truncated.gz")), Catch::Contains("truncated.gz") && Catch::Contains("truncated"));
   write_plain(dir.file("float.idx"), idx_bytes({12}, values, 0x0D));
-  CHECK_THAT(error_of(dir.file("float.idx")), Catch::Contains("not unsigned byte"));
+  CHECK_THAT(idx_error_of(dir.file("float.idx")), Catch::Contains("not unsigned byte"));
   write_plain(dir.file("extra.idx"), idx_bytes({3, 4}, values) + "x");
-  CHECK_THAT(error_of(dir.file("extra.idx")), Catch::Contains("bytes after"));
+  CHECK_THAT(idx_error_of(dir.file("extra.idx")), Catch::Contains("bytes after"));
   write_plain(dir.file("text.idx"), "hello world");
-  CHECK_THAT(error_of(dir.file("text.idx")), Catch::Contains("not an IDX file"));
-  CHECK_THAT(error_of(dir.file("absent.idx")), Catch::Contains("cannot open"));
+  CHECK_THAT(idx_error_of(dir.file("text.idx")), Catch::Contains("not an IDX file"));
+  CHECK_THAT(idx_error_of(dir.file("absent.idx")), Catch::Contains("cannot open"));
 }
 
 TEST_CASE("Debian's Fashion-MNIST has its published sizes and balanced classes", "[data][idx][fashion-mnist]") {

@@ -16,7 +16,7 @@ namespace {
 
 int reference_value(int x, int y, int c) { return (37 * x + 11 * y + 5 * c) % 256; }
 
-std::string error_of(const std::string& path) {
+std::string image_error_of(const std::string& path) {
   try {
     read_image_file(path);
   } catch (const std::exception& error) {
@@ -107,14 +107,14 @@ TEST_CASE("JPEG files decode to RGB within JPEG's rounding", "[data][image]") {
 TEST_CASE("unreadable images are errors naming the file", "[data][image]") {
   capaboost::testing::TempDir dir;
   std::ofstream(dir.file("notes.png")) << "not an image at all";
-  CHECK_THAT(error_of(dir.file("notes.png")), Catch::Contains("notes.png") && Catch::Contains("neither PNG nor JPEG"));
+  CHECK_THAT(image_error_of(dir.file("notes.png")), Catch::Contains("notes.png") && Catch::Contains("neither PNG nor JPEG"));
   std::ofstream(dir.file("broken.jpg"), std::ios::binary) << std::string("\xFF\xD8\xFF\xE0garbage", 11);
-  CHECK_THAT(error_of(dir.file("broken.jpg")), Catch::Contains("broken.jpg") && Catch::Contains("damaged"));
+  CHECK_THAT(image_error_of(dir.file("broken.jpg")), Catch::Contains("broken.jpg") && Catch::Contains("damaged"));
   capaboost::testing::TempDir other;
   write_png_file(other.file("cut.png"), torch::randint(0, 256, {32, 32, 3}, torch::kUInt8));
   std::ifstream in(other.file("cut.png"), std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::ofstream(dir.file("cut.png"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
-  CHECK_THAT(error_of(dir.file("cut.png")), Catch::Contains("cut.png"));
-  CHECK_THAT(error_of(dir.file("absent.png")), Catch::Contains("cannot open"));
+  CHECK_THAT(image_error_of(dir.file("cut.png")), Catch::Contains("cut.png"));
+  CHECK_THAT(image_error_of(dir.file("absent.png")), Catch::Contains("cannot open"));
 }

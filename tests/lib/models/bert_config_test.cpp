@@ -4,10 +4,13 @@
 #include <fstream>
 
 #include "support/temp_dir.h"
+#include "lib/models/config_file_support.h"
 
 using namespace capaboost;
 using capaboost::testing::TempDir;
 using Catch::Contains;
+
+using capaboost::testing::write_config;
 
 namespace {
 
@@ -25,17 +28,11 @@ nlohmann::json tiny_config() {
           {"some_future_field", {{"nested", true}}}};
 }
 
-std::string write(const TempDir& dir, const nlohmann::json& json) {
-  const auto path = dir.file("config.json");
-  std::ofstream(path) << json.dump();
-  return path;
-}
-
 }  // namespace
 
 TEST_CASE("RoBERTa config.json: fields, transformers defaults, unknown fields ignored", "[roberta][config]") {
   TempDir dir;
-  const auto options = load_roberta_config(write(dir, tiny_config()));
+  const auto options = load_roberta_config(write_config(dir, tiny_config()));
   CHECK(options.vocab_size() == 1000);
   CHECK(options.hidden_size() == 32);
   CHECK(options.num_hidden_layers() == 2);
@@ -54,7 +51,7 @@ TEST_CASE("RoBERTa config.json: fields, transformers defaults, unknown fields ig
 
   auto json = tiny_config();
   json.erase("layer_norm_eps");
-  CHECK(load_roberta_config(write(dir, json)).layer_norm_eps() == 1e-12);  // RobertaConfig's default
+  CHECK(load_roberta_config(write_config(dir, json)).layer_norm_eps() == 1e-12);  // RobertaConfig's default
 }
 
 TEST_CASE("RoBERTa config.json: num_labels from id2label, else num_labels; problem type; activations",
@@ -62,7 +59,7 @@ TEST_CASE("RoBERTa config.json: num_labels from id2label, else num_labels; probl
   TempDir dir;
   auto json = tiny_config();
   json["id2label"] = {{"0", "neg"}, {"1", "neu"}, {"2", "pos"}};
-  auto options = load_roberta_config(write(dir, json));
+  auto options = load_roberta_config(write_config(dir, json));
   CHECK(options.num_labels() == 3);
   CHECK(options.label_names() == std::vector<std::string>{"neg", "neu", "pos"});
 
@@ -71,28 +68,28 @@ TEST_CASE("RoBERTa config.json: num_labels from id2label, else num_labels; probl
   json["problem_type"] = "regression";
   json["hidden_act"] = "gelu_new";
   json["classifier_dropout"] = 0.3;
-  options = load_roberta_config(write(dir, json));
+  options = load_roberta_config(write_config(dir, json));
   CHECK(options.num_labels() == 1);
   CHECK(options.problem_type() == ProblemType::kRegression);
   CHECK(options.hidden_act() == Activation::kGeluNew);
   CHECK(options.effective_classifier_dropout() == 0.3);
   json["hidden_act"] = "relu";
-  CHECK(load_roberta_config(write(dir, json)).hidden_act() == Activation::kRelu);
+  CHECK(load_roberta_config(write_config(dir, json)).hidden_act() == Activation::kRelu);
 }
 
 TEST_CASE("RoBERTa config.json: position_embedding_type read and written back", "[roberta][config]") {
   TempDir dir;
-  CHECK(load_roberta_config(write(dir, tiny_config())).position_embedding_type() ==
+  CHECK(load_roberta_config(write_config(dir, tiny_config())).position_embedding_type() ==
         PositionEmbeddingType::kAbsolute);
   for (const auto type : {PositionEmbeddingType::kAbsolute, PositionEmbeddingType::kRelativeKey,
                           PositionEmbeddingType::kRelativeKeyQuery}) {
     auto json = tiny_config();
     json["position_embedding_type"] = to_string(type);
-    const auto options = load_roberta_config(write(dir, json));
+    const auto options = load_roberta_config(write_config(dir, json));
     CHECK(options.position_embedding_type() == type);
     const auto written = bert_config_json(options, "RobertaForMaskedLM");
     CHECK(written["position_embedding_type"] == to_string(type));
-    CHECK(load_roberta_config(write(dir, written)).position_embedding_type() == type);
+    CHECK(load_roberta_config(write_config(dir, written)).position_embedding_type() == type);
   }
 }
 
@@ -102,14 +99,14 @@ TEST_CASE("RoBERTa config.json: errors name the file and the field", "[roberta][
                             "intermediate_size", "max_position_embeddings", "type_vocab_size"}) {
     auto json = tiny_config();
     json.erase(field);
-    const auto path = write(dir, json);
+    const auto path = write_config(dir, json);
     CHECK_THROWS_WITH(load_roberta_config(path),
                       Contains(path) && Contains(std::string("'") + field + "' is missing"));
   }
   const auto failing = [&](const char* field, nlohmann::json value, const char* message) {
     auto json = tiny_config();
     json[field] = std::move(value);
-    const auto path = write(dir, json);
+    const auto path = write_config(dir, json);
     INFO(field);
     CHECK_THROWS_WITH(load_roberta_config(path), Contains(path) && Contains(field) && Contains(message));
   };
@@ -123,7 +120,7 @@ TEST_CASE("RoBERTa config.json: errors name the file and the field", "[roberta][
   auto json = tiny_config();
   json["id2label"] = {{"0", "a"}, {"1", "b"}};
   json["num_labels"] = 3;
-  const auto path = write(dir, json);
+  const auto path = write_config(dir, json);
   CHECK_THROWS_WITH(load_roberta_config(path),
                     Contains(path) && Contains("'num_labels' is 3") && Contains("2 labels"));
 }
@@ -148,7 +145,7 @@ TEST_CASE("RoBERTa config.json written back reads back to the same options", "[r
   CHECK(json["architectures"] == nlohmann::json::array({"RobertaForSequenceClassification"}));
   CHECK(json["model_type"] == "roberta");
   CHECK(json["label2id"]["b"] == 1);
-  const auto back = load_roberta_config(write(dir, json));
+  const auto back = load_roberta_config(write_config(dir, json));
   CHECK(back.vocab_size() == 77);
   CHECK(back.hidden_size() == 16);
   CHECK(back.num_hidden_layers() == 3);

@@ -11,9 +11,12 @@
 #include "models/bert_pretrained.h"
 #include "models/roberta.h"
 #include "support/temp_dir.h"
+#include "support/tensor_diff.h"
 
 using namespace capaboost;
 using Catch::Contains;
+
+using capaboost::testing::max_diff;
 
 namespace {
 
@@ -26,10 +29,6 @@ BertOptions tiny_bert(int64_t labels = 3) {
       .intermediate_size(24)
       .max_position_embeddings(12)
       .num_labels(labels);
-}
-
-double max_diff(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
 }
 
 // Two right-padded rows (pad id 0) with their masks and a sentence-pair split in the second.

@@ -5,10 +5,13 @@
 
 #include "models/deberta_v2.h"
 #include "support/temp_dir.h"
+#include "lib/models/config_file_support.h"
 
 using namespace capaboost;
 using capaboost::testing::TempDir;
 using Catch::Contains;
+
+using capaboost::testing::write_config;
 
 namespace {
 
@@ -37,12 +40,6 @@ nlohmann::json deberta_v3_base_config() {
           {"vocab_size", 128100}};
 }
 
-std::string write(const TempDir& dir, const nlohmann::json& json) {
-  const auto path = dir.file("config.json");
-  std::ofstream(path) << json.dump();
-  return path;
-}
-
 int64_t parameter_count(torch::nn::Module& module) {
   int64_t total = 0;
   for (const auto& p : module.parameters()) total += p.numel();
@@ -54,7 +51,7 @@ int64_t parameter_count(torch::nn::Module& module) {
 TEST_CASE("deberta-v3-base's config.json reads as DeBERTaV3-base: 183,831,552 encoder parameters",
           "[models][deberta][config]") {
   TempDir dir;
-  const auto options = load_deberta_v2_config(write(dir, deberta_v3_base_config()));
+  const auto options = load_deberta_v2_config(write_config(dir, deberta_v3_base_config()));
   CHECK(options.relative_attention());
   CHECK(options.position_buckets() == 256);
   CHECK(options.share_att_key());
@@ -78,17 +75,17 @@ TEST_CASE("DeBERTa config.json: transformers' fall-backs for absent fields, and 
     minimal.erase(field);
   }
   // DebertaV2Config's own defaults: DeBERTa-v1 style absolute positions, no relative terms.
-  const auto fallback = load_deberta_v2_config(write(dir, minimal));
+  const auto fallback = load_deberta_v2_config(write_config(dir, minimal));
   CHECK_FALSE(fallback.relative_attention());
   CHECK(fallback.position_biased_input());
   CHECK_FALSE(fallback.share_att_key());
   CHECK(fallback.pos_att_type().empty());
   CHECK_FALSE(fallback.norm_rel_ebd());
 
-  const auto options = load_deberta_v2_config(write(dir, deberta_v3_base_config())).num_labels(3).label_names({"a", "b", "c"});
+  const auto options = load_deberta_v2_config(write_config(dir, deberta_v3_base_config())).num_labels(3).label_names({"a", "b", "c"});
   const auto json = deberta_v2_config_json(options, "DebertaV2ForSequenceClassification");
   CHECK(json["model_type"] == "deberta-v2");
-  const auto back = load_deberta_v2_config(write(dir, json));
+  const auto back = load_deberta_v2_config(write_config(dir, json));
   CHECK(deberta_v2_config_json(back, "DebertaV2ForSequenceClassification") == json);
 }
 
@@ -97,7 +94,7 @@ TEST_CASE("DeBERTa config.json: errors name the file and the field", "[models][d
   const auto failing = [&](const char* field, nlohmann::json value, const char* message) {
     auto json = deberta_v3_base_config();
     json[field] = std::move(value);
-    const auto path = write(dir, json);
+    const auto path = write_config(dir, json);
     INFO(field);
     CHECK_THROWS_WITH(load_deberta_v2_config(path), Contains(path) && Contains(field) && Contains(message));
   };
@@ -109,6 +106,6 @@ TEST_CASE("DeBERTa config.json: errors name the file and the field", "[models][d
   failing("attention_head_size", int64_t{1} << 62, "× heads must equal hidden_size");
   auto missing = deberta_v3_base_config();
   missing.erase("hidden_size");
-  const auto path = write(dir, missing);
+  const auto path = write_config(dir, missing);
   CHECK_THROWS_WITH(load_deberta_v2_config(path), Contains(path) && Contains("hidden_size"));
 }

@@ -14,7 +14,7 @@ using namespace capaboost;
 namespace {
 
 // Small enough for microseconds, with 8 buckets so that 20 tokens reach the log branch.
-DebertaV2Options tiny(int64_t num_labels = 2) {
+DebertaV2Options tiny_deberta(int64_t num_labels = 2) {
   return DebertaV2Options()
       .vocab_size(50)
       .hidden_size(16)
@@ -32,7 +32,7 @@ torch::Tensor tokens(int64_t batch, int64_t length) { return torch::randint(3, 5
 
 TEST_CASE("DeBERTaV3 outputs do not move with left or right padding, beyond half the buckets", "[models][deberta]") {
   torch::manual_seed(5);
-  DebertaV2Model model(tiny());
+  DebertaV2Model model(tiny_deberta());
   model->eval();
   torch::NoGradGuard no_grad;
   const auto ids = tokens(1, 20);  // distances up to 19 > 4: the log-bucket branch
@@ -55,7 +55,7 @@ TEST_CASE("DeBERTaV3 outputs do not move with left or right padding, beyond half
 
 TEST_CASE("the optional parts of DeBERTa-v2 build with transformers' parameter names and run", "[models][deberta]") {
   torch::manual_seed(6);
-  auto options = tiny(3)
+  auto options = tiny_deberta(3)
                      .share_att_key(false)
                      .conv_kernel_size(3)
                      .position_biased_input(true)
@@ -92,18 +92,18 @@ TEST_CASE("the optional parts of DeBERTa-v2 build with transformers' parameter n
 
 TEST_CASE("DeBERTa's heads compute transformers' losses", "[models][deberta]") {
   torch::manual_seed(7);
-  DebertaV2ForSequenceClassification classifier(tiny(3));
+  DebertaV2ForSequenceClassification classifier(tiny_deberta(3));
   const auto logits = torch::randn({4, 3});
   const auto labels = torch::tensor({2, -1, 0, 1}, torch::kLong);  // a negative label does not count
   const auto kept = torch::tensor({0, 2, 3}, torch::kLong);
   CHECK(torch::allclose(classifier->loss(logits, labels),
                         torch::cross_entropy_loss(logits.index_select(0, kept), labels.index_select(0, kept))));
   CHECK(classifier->loss(logits, torch::full({4}, -1, torch::kLong)).item<float>() == 0.0f);
-  DebertaV2ForSequenceClassification regression(tiny(1));
+  DebertaV2ForSequenceClassification regression(tiny_deberta(1));
   const auto scores = torch::randn({4, 1}), targets = torch::randn({4});
   CHECK(torch::allclose(regression->loss(scores, targets), torch::mse_loss(scores.view(-1), targets)));
 
-  DebertaV2ForQuestionAnswering qa(tiny());
+  DebertaV2ForQuestionAnswering qa(tiny_deberta());
   const SpanLogits spans{torch::randn({2, 6}), torch::randn({2, 6})};
   // Position 6 is outside the 6 tokens: ignored, and larger positions are clamped to it.
   const auto loss = qa->loss(spans, torch::tensor({1, 9}, torch::kLong), torch::tensor({3, 2}, torch::kLong));
@@ -120,7 +120,7 @@ TEST_CASE("DeBERTa's heads compute transformers' losses", "[models][deberta]") {
 }
 
 TEST_CASE("DeBERTa's attention is an attention site and its projections are linear sites", "[models][deberta]") {
-  DebertaV2ForSequenceClassification model(tiny());
+  DebertaV2ForSequenceClassification model(tiny_deberta());
   const auto attention = find_attention_sites(*model);
   REQUIRE(attention.size() == 2);
   CHECK(attention[0].first == "deberta.encoder.layer.0.attention.self");
@@ -167,7 +167,7 @@ class HiddenPrefixImpl : public KeyValueTunerImpl {
 
 TEST_CASE("a key-value tuner on DeBERTa adds positions the relative terms leave at zero", "[models][deberta]") {
   torch::manual_seed(8);
-  DebertaV2Model model(tiny());
+  DebertaV2Model model(tiny_deberta());
   model->eval();
   torch::NoGradGuard no_grad;
   const auto ids = tokens(2, 10);

@@ -36,7 +36,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kTolerance =
+constexpr double kGoldenTolerance =
     1e-5;  // the fixtures' suggested float32 tolerance (observed |f32 - f64| ≤ 6e-7)
 
 fs::path golden_dir() {
@@ -64,7 +64,7 @@ struct GoldenModel {
 };
 
 void check_close(const std::string& what, const torch::Tensor& actual, const torch::Tensor& expected,
-                 double tolerance = kTolerance) {
+                 double tolerance = kGoldenTolerance) {
   INFO(what << ": shape " << actual.sizes() << " vs " << expected.sizes());
   REQUIRE(actual.sizes() == expected.sizes());
   const double diff = (actual.to(torch::kDouble) - expected.to(torch::kDouble)).abs().max().item<double>();

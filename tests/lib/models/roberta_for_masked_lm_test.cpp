@@ -17,7 +17,7 @@ using capaboost::testing::TempDir;
 
 namespace {
 
-BertOptions tiny() {
+BertOptions tiny_roberta_mlm() {
   return roberta_options()
       .vocab_size(11)
       .hidden_size(8)
@@ -27,9 +27,9 @@ BertOptions tiny() {
       .max_position_embeddings(16);
 }
 
-RobertaForMaskedLM tiny_model(uint64_t seed = 0) {
+RobertaForMaskedLM tiny_roberta_model(uint64_t seed = 0) {
   torch::manual_seed(seed);
-  RobertaForMaskedLM model(tiny());
+  RobertaForMaskedLM model(tiny_roberta_mlm());
   // Non-zero head bias and LayerNorm parameters, so a wrong or missing one shows in the outputs.
   torch::NoGradGuard no_grad;
   model->lm_head->bias.normal_(0.0, 0.5);
@@ -38,15 +38,15 @@ RobertaForMaskedLM tiny_model(uint64_t seed = 0) {
   return model;
 }
 
-torch::Tensor sample_ids() { return torch::tensor({{0, 5, 6, 4, 7, 2}, {0, 9, 4, 8, 2, 1}}, torch::kLong); }
-torch::Tensor sample_labels() {
+torch::Tensor roberta_sample_ids() { return torch::tensor({{0, 5, 6, 4, 7, 2}, {0, 9, 4, 8, 2, 1}}, torch::kLong); }
+torch::Tensor roberta_sample_labels() {
   return torch::tensor({{-100, -100, -100, 10, -100, -100}, {-100, 3, 6, -100, -100, -100}}, torch::kLong);
 }
 
 }  // namespace
 
 TEST_CASE("RobertaForMaskedLM ties the decoder to the word embeddings", "[roberta][mlm]") {
-  auto model = tiny_model();
+  auto model = tiny_roberta_model();
   const auto& embeddings = model->roberta->embeddings->word_embeddings->weight;
   CHECK(model->lm_head->decoder_weight().data_ptr() == embeddings.data_ptr());
 
@@ -64,18 +64,18 @@ TEST_CASE("RobertaForMaskedLM ties the decoder to the word embeddings", "[robert
                      [](const std::string& n) { return n.rfind("lm_head.decoder", 0) == 0; }));
 
   // Changing the embedding row of a target changes that target's logit through the decoder.
-  const auto before = model->full_logits(sample_ids()).detach().clone();
+  const auto before = model->full_logits(roberta_sample_ids()).detach().clone();
   {
     torch::NoGradGuard no_grad;
     model->roberta->embeddings->word_embeddings->weight[10].add_(1.0);
   }
-  const auto after = model->full_logits(sample_ids()).detach();
+  const auto after = model->full_logits(roberta_sample_ids()).detach();
   CHECK_FALSE(torch::allclose(before.select(-1, 10), after.select(-1, 10)));
 
   // Gradients from the decoder and from the input embedding accumulate in the same tensor.
   model->train();
   model->zero_grad();
-  model->forward(sample_ids(), sample_labels()).loss.backward();
+  model->forward(roberta_sample_ids(), roberta_sample_labels()).loss.backward();
   const auto grad = model->roberta->embeddings->word_embeddings->weight.grad();
   REQUIRE(grad.defined());
   CHECK(grad[10].abs().sum().item<double>() > 0.0);  // 10 is never an input: only the decoder reaches it
@@ -83,23 +83,23 @@ TEST_CASE("RobertaForMaskedLM ties the decoder to the word embeddings", "[robert
 
 TEST_CASE("RobertaForMaskedLM gathered logits equal the full logits at the target positions",
           "[roberta][mlm]") {
-  auto model = tiny_model(1);
+  auto model = tiny_roberta_model(1);
   torch::NoGradGuard no_grad;
-  const auto out = model->forward(sample_ids(), sample_labels());
-  const auto full = model->full_logits(sample_ids());  // (B, T, V)
+  const auto out = model->forward(roberta_sample_ids(), roberta_sample_labels());
+  const auto full = model->full_logits(roberta_sample_ids());  // (B, T, V)
   REQUIRE(out.logits.sizes() == torch::IntArrayRef({3, 11}));
   CHECK(torch::equal(out.labels, torch::tensor({10, 3, 6}, torch::kLong)));
   const auto expected = torch::stack({full[0][3], full[1][1], full[1][2]});
   CHECK(torch::allclose(out.logits, expected, 1e-6, 1e-6));
   // And the loss is transformers' (full logits, ignore_index -100).
   CHECK(out.loss.item<double>() ==
-        Approx(masked_lm_loss(full, sample_labels()).item<double>()).epsilon(1e-6));
+        Approx(masked_lm_loss(full, roberta_sample_labels()).item<double>()).epsilon(1e-6));
 }
 
 TEST_CASE("RobertaForMaskedLM loss equals a hand-computed cross-entropy", "[roberta][mlm]") {
-  auto model = tiny_model(2);
+  auto model = tiny_roberta_model(2);
   torch::NoGradGuard no_grad;
-  const auto out = model->forward(sample_ids(), sample_labels());
+  const auto out = model->forward(roberta_sample_ids(), roberta_sample_labels());
   const auto logits = out.logits.to(torch::kDouble);
   const auto labels = out.labels;
   double total = 0.0;
@@ -109,13 +109,13 @@ TEST_CASE("RobertaForMaskedLM loss equals a hand-computed cross-entropy", "[robe
     total += std::log(sum_exp) - logits[i][labels[i].item<int64_t>()].item<double>();
   }
   CHECK(out.loss.item<double>() == Approx(total / 3.0).epsilon(1e-6));
-  CHECK_THROWS_WITH(model->forward(sample_ids(), torch::full({2, 6}, kIgnoreLabel, torch::kLong)),
+  CHECK_THROWS_WITH(model->forward(roberta_sample_ids(), torch::full({2, 6}, kIgnoreLabel, torch::kLong)),
                     Catch::Contains("no position has an MLM target"));
 }
 
 TEST_CASE("RobertaForMaskedLM saves the Hugging Face names and reloads bit-identically", "[roberta][mlm]") {
   TempDir dir;
-  auto model = tiny_model(3);
+  auto model = tiny_roberta_model(3);
   save_pretrained(*model, dir.path().string());
   const SafetensorsFile weights(dir.file("model.safetensors"));
   CHECK(weights.contains("roberta.embeddings.word_embeddings.weight"));
@@ -139,12 +139,12 @@ TEST_CASE("RobertaForMaskedLM saves the Hugging Face names and reloads bit-ident
   CHECK(loaded->lm_head->decoder_weight().data_ptr() ==
         loaded->roberta->embeddings->word_embeddings->weight.data_ptr());
   torch::NoGradGuard no_grad;
-  CHECK(torch::equal(model->full_logits(sample_ids()), loaded->full_logits(sample_ids())));
+  CHECK(torch::equal(model->full_logits(roberta_sample_ids()), loaded->full_logits(roberta_sample_ids())));
 }
 
 TEST_CASE("An MLM checkpoint loads into the sequence classifier with the same encoder", "[roberta][mlm]") {
   TempDir dir;
-  auto model = tiny_model(4);
+  auto model = tiny_roberta_model(4);
   save_pretrained(*model, dir.path().string());
   auto [classifier, report] = load_roberta_for_sequence_classification(dir.path().string(), 3);
   CHECK(classifier->options.num_labels() == 3);
@@ -154,7 +154,7 @@ TEST_CASE("An MLM checkpoint loads into the sequence classifier with the same en
                     [](const std::string& n) { return n.rfind("classifier.", 0) == 0; }));
   classifier->eval();
   torch::NoGradGuard no_grad;
-  const auto ids = sample_ids();
+  const auto ids = roberta_sample_ids();
   CHECK(torch::equal(model->roberta->forward(ids, ids.ne(1)).last_hidden_state,
                      classifier->roberta->forward(ids, ids.ne(1)).last_hidden_state));
 }

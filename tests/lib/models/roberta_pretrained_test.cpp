@@ -19,7 +19,7 @@ using Catch::Contains;
 
 namespace {
 
-BertOptions tiny() {
+BertOptions tiny_pretrained() {
   return roberta_options()
       .vocab_size(40)
       .hidden_size(8)
@@ -44,7 +44,7 @@ TEST_CASE("save_pretrained writes config.json and model.safetensors that load ba
   TempDir dir;
   torch::manual_seed(0);
   RobertaForSequenceClassification model(
-      tiny().hidden_act(Activation::kGeluNew).label_names({"x", "y", "z"}));
+      tiny_pretrained().hidden_act(Activation::kGeluNew).label_names({"x", "y", "z"}));
   save_pretrained(*model, dir.path().string());
   CHECK(std::filesystem::exists(dir.path() / "config.json"));
   const SafetensorsFile weights(dir.file("model.safetensors"));
@@ -63,7 +63,7 @@ TEST_CASE("save_pretrained writes config.json and model.safetensors that load ba
 
 TEST_CASE("save_pretrained leaves tuners out unless asked", "[roberta][pretrained]") {
   TempDir dir;
-  RobertaForSequenceClassification model(tiny());
+  RobertaForSequenceClassification model(tiny_pretrained());
   attach_tuners(*model, SiteSelector{{"query", "value"}},
                 [](const std::string& site, const TunableLinearImpl& layer) {
                   return std::make_shared<LoraImpl>(LoraOptions(2), site, layer.options.in_features(),
@@ -82,7 +82,7 @@ TEST_CASE("a pre-trained encoder loads into a classifier with a fresh head, and 
           "[roberta][pretrained]") {
   TempDir dir;
   torch::manual_seed(1);
-  BertModel encoder(tiny());  // with pooler, names without the "roberta." prefix
+  BertModel encoder(tiny_pretrained());  // with pooler, names without the "roberta." prefix
   save_pretrained(*encoder, dir.file("encoder"));
 
   auto [classifier, report] = load_roberta_for_sequence_classification(dir.file("encoder"), /*num_labels=*/5);
@@ -104,7 +104,7 @@ TEST_CASE("a pre-trained encoder loads into a classifier with a fresh head, and 
 TEST_CASE("a checkpoint that does not fit the config is rejected, naming what is wrong",
           "[roberta][pretrained]") {
   TempDir dir;
-  RobertaForSequenceClassification model(tiny());
+  RobertaForSequenceClassification model(tiny_pretrained());
   save_pretrained(*model, dir.path().string());
   const auto weights_path = dir.file("model.safetensors");
 
@@ -135,7 +135,7 @@ TEST_CASE("a fine-tuned classifier loads for a task with another label count: en
           "[roberta][pretrained]") {
   TempDir dir;
   torch::manual_seed(0);
-  RobertaForSequenceClassification trained(tiny());  // three labels
+  RobertaForSequenceClassification trained(tiny_pretrained());  // three labels
   save_pretrained(*trained, dir.path().string());
   torch::manual_seed(1);
   auto [model, report] = load_roberta_for_sequence_classification(dir.path().string(), 2);
@@ -151,7 +151,7 @@ TEST_CASE("a pre-trained encoder loads into a question-answering model with a fr
           "[roberta][pretrained]") {
   TempDir dir;
   torch::manual_seed(2);
-  BertModel encoder(tiny());
+  BertModel encoder(tiny_pretrained());
   save_pretrained(*encoder, dir.file("encoder"));
 
   auto [qa, report] = load_bert_family_for_question_answering(dir.file("encoder"));

@@ -7,13 +7,16 @@
 
 #include "models/roberta.h"
 #include "models/bert_layers.h"
+#include "support/tensor_diff.h"
 
 using namespace capaboost;
 using Catch::Contains;
 
+using capaboost::testing::max_diff;
+
 namespace {
 
-BertOptions tiny(PositionEmbeddingType type) {
+BertOptions tiny_relative(PositionEmbeddingType type) {
   return roberta_options()
       .vocab_size(40)
       .hidden_size(8)
@@ -24,10 +27,6 @@ BertOptions tiny(PositionEmbeddingType type) {
       .hidden_dropout_prob(0.0)
       .attention_probs_dropout_prob(0.0)
       .position_embedding_type(type);
-}
-
-double max_diff(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
 }
 
 // q_l·e(l−r) (+ k_r·e(l−r)) element by element; e(δ) is row δ + M − 1.
@@ -72,7 +71,7 @@ TEST_CASE("relative position scores equal the per-pair formula", "[roberta][rela
 TEST_CASE("relative self-attention is softmax((q kᵀ + relative) / √d) v", "[roberta][relative]") {
   for (const auto type : {PositionEmbeddingType::kRelativeKey, PositionEmbeddingType::kRelativeKeyQuery}) {
     torch::manual_seed(5);
-    BertSelfAttention attention(tiny(type));
+    BertSelfAttention attention(tiny_relative(type));
     attention->eval();
     REQUIRE(!attention->distance_embedding.is_empty());
     CHECK(attention->distance_embedding->weight.sizes() == torch::IntArrayRef({2 * 9 - 1, 4}));
@@ -100,7 +99,7 @@ TEST_CASE("relative self-attention is softmax((q kᵀ + relative) / √d) v", "[
 TEST_CASE("relative positions leave the absolute table out and name the distance tables as transformers",
           "[roberta][relative]") {
   torch::manual_seed(7);
-  BertModel model(tiny(PositionEmbeddingType::kRelativeKeyQuery));
+  BertModel model(tiny_relative(PositionEmbeddingType::kRelativeKeyQuery));
   model->eval();
   const auto params = model->named_parameters();
   REQUIRE(params.contains("encoder.layer.0.attention.self.distance_embedding.weight"));
@@ -119,13 +118,13 @@ TEST_CASE("relative positions leave the absolute table out and name the distance
   // Fresh weights (std 0.02) give small queries, so the change is small but far above rounding (~1e-7).
   CHECK(max_diff(model->forward(ids).last_hidden_state, before) > 1e-5);
 
-  BertModel absolute(tiny(PositionEmbeddingType::kAbsolute));
+  BertModel absolute(tiny_relative(PositionEmbeddingType::kAbsolute));
   CHECK_FALSE(absolute->named_parameters().contains("encoder.layer.0.attention.self.distance_embedding.weight"));
 }
 
 TEST_CASE("relative positions accept max_position_embeddings tokens, absolute ones fewer", "[roberta][relative]") {
-  const auto relative = tiny(PositionEmbeddingType::kRelativeKey);
-  const auto absolute = tiny(PositionEmbeddingType::kAbsolute);
+  const auto relative = tiny_relative(PositionEmbeddingType::kRelativeKey);
+  const auto absolute = tiny_relative(PositionEmbeddingType::kAbsolute);
   CHECK(relative.max_length() == 9);
   CHECK(absolute.max_length() == 9 - 1 - 1);  // positions start after pad_token_id + 1
   BertModel model(relative);
@@ -136,7 +135,7 @@ TEST_CASE("relative positions accept max_position_embeddings tokens, absolute on
 
 TEST_CASE("first-token mode under relative positions equals the full pass at position 0", "[roberta][relative]") {
   torch::manual_seed(11);
-  BertModel model(tiny(PositionEmbeddingType::kRelativeKeyQuery).num_hidden_layers(2));
+  BertModel model(tiny_relative(PositionEmbeddingType::kRelativeKeyQuery).num_hidden_layers(2));
   model->eval();
   const auto ids = torch::tensor({{0, 5, 6, 7, 2, 1}, {0, 9, 8, 2, 1, 1}}, torch::kLong);
   const auto mask = ids.ne(1).to(torch::kLong);

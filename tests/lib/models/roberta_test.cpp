@@ -10,13 +10,16 @@
 #include "models/batched_matmul.h"
 #include "peft/lora.h"
 #include "sites/site_registry.h"
+#include "support/tensor_diff.h"
 
 using namespace capaboost;
 using Catch::Contains;
 
+using capaboost::testing::max_diff;
+
 namespace {
 
-BertOptions tiny(int64_t layers = 2, int64_t labels = 3) {
+BertOptions tiny_roberta(int64_t layers = 2, int64_t labels = 3) {
   return roberta_options()
       .vocab_size(50)
       .hidden_size(16)
@@ -37,10 +40,6 @@ TunerFactory lora(int64_t rank) {
   };
 }
 
-double max_diff(const torch::Tensor& a, const torch::Tensor& b) {
-  return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
-}
-
 // A left-padded and a right-padded row, with the attention mask that goes with them.
 std::pair<torch::Tensor, torch::Tensor> padded_batch() {
   auto ids = torch::tensor({{0, 7, 8, 9, 2, 1, 1}, {1, 1, 0, 11, 12, 13, 2}}, torch::kLong);
@@ -50,7 +49,7 @@ std::pair<torch::Tensor, torch::Tensor> padded_batch() {
 }  // namespace
 
 TEST_CASE("RoBERTa parameter names are Hugging Face's state-dict names", "[roberta]") {
-  RobertaForSequenceClassification model(tiny(1));
+  RobertaForSequenceClassification model(tiny_roberta(1));
   std::set<std::string> names;
   for (const auto& item : model->named_parameters()) names.insert(item.key());
   const std::string layer = "roberta.encoder.layer.0.";
@@ -84,7 +83,7 @@ TEST_CASE("RoBERTa parameter names are Hugging Face's state-dict names", "[rober
   CHECK(names == expected);
   CHECK(model->named_buffers().is_empty());
   // The bare model carries a pooler by default, as transformers' BertModel.
-  BertModel bare(tiny(1));
+  BertModel bare(tiny_roberta(1));
   CHECK(bare->named_parameters().contains("pooler.dense.weight"));
   CHECK(bare->named_parameters().contains("encoder.layer.0.attention.self.query.weight"));
   // Dropout modules sit where transformers has them.
@@ -98,12 +97,12 @@ TEST_CASE("RoBERTa parameter names are Hugging Face's state-dict names", "[rober
 }
 
 TEST_CASE("every RoBERTa linear layer is a site tuners attach to by suffix or regex", "[roberta]") {
-  RobertaForSequenceClassification model(tiny(3));
+  RobertaForSequenceClassification model(tiny_roberta(3));
   CHECK(find_sites(*model).size() == 3 * 6 + 2);
   const auto one = attach_tuners(
       *model, SiteSelector{{}, R"(roberta\.encoder\.layer\.1\.attention\.self\.query)"}, lora(2));
   CHECK(one == std::vector<std::string>{"roberta.encoder.layer.1.attention.self.query"});
-  RobertaForSequenceClassification other(tiny(3));
+  RobertaForSequenceClassification other(tiny_roberta(3));
   const auto qv = attach_tuners(*other, SiteSelector{{"query", "value"}}, lora(2));
   CHECK(qv.size() == 6);
   CHECK(other->named_parameters().contains("roberta.encoder.layer.2.attention.self.value.lora.A"));
@@ -124,7 +123,7 @@ TEST_CASE("RoBERTa position ids count real tokens from pad_token_id + 1, ignorin
 }
 
 TEST_CASE("RoBERTa rejects inputs longer than its position table, saying how long they may be", "[roberta]") {
-  BertModel model(tiny());
+  BertModel model(tiny_roberta());
   model->eval();
   CHECK_NOTHROW(model->forward(torch::full({1, 18}, 5, torch::kLong)));
   CHECK_THROWS_WITH(model->forward(torch::full({1, 19}, 5, torch::kLong)),
@@ -134,7 +133,7 @@ TEST_CASE("RoBERTa rejects inputs longer than its position table, saying how lon
 TEST_CASE("RoBERTa outputs: every hidden state, attention probabilities, masked keys get zero weight",
           "[roberta]") {
   torch::manual_seed(0);
-  BertModel model(tiny());
+  BertModel model(tiny_roberta());
   model->eval();
   auto [ids, mask] = padded_batch();
   const auto out = model->forward(ids, mask, {},
@@ -163,7 +162,7 @@ TEST_CASE("RoBERTa outputs: every hidden state, attention probabilities, masked 
 
 TEST_CASE("the first-token shortcut gives the full pass's logits and gradients", "[roberta]") {
   torch::manual_seed(1);
-  RobertaForSequenceClassification model(tiny(3));
+  RobertaForSequenceClassification model(tiny_roberta(3));
   attach_tuners(*model, SiteSelector{{"query", "value"}}, lora(4));
   freeze_backbone(*model, {"classifier."});
   model->eval();
@@ -224,7 +223,7 @@ TEST_CASE("batched_matmul equals matmul on strided head views, values and gradie
 }
 
 TEST_CASE("RoBERTa dropout is active in training and identity in evaluation", "[roberta]") {
-  RobertaForSequenceClassification model(tiny());
+  RobertaForSequenceClassification model(tiny_roberta());
   auto [ids, mask] = padded_batch();
   model->eval();
   CHECK(torch::equal(model->forward(ids, mask).logits, model->forward(ids, mask).logits));
@@ -235,7 +234,7 @@ TEST_CASE("RoBERTa dropout is active in training and identity in evaluation", "[
 TEST_CASE("RoBERTa fresh weights follow transformers' initialisation", "[roberta]") {
   torch::manual_seed(3);
   RobertaForSequenceClassification model(
-      tiny(2).hidden_size(64).num_attention_heads(4).intermediate_size(128));
+      tiny_roberta(2).hidden_size(64).num_attention_heads(4).intermediate_size(128));
   auto params = model->named_parameters();
   CHECK(params["roberta.embeddings.word_embeddings.weight"][1].abs().max().item<float>() == 0.0f);  // pad row
   CHECK(params["roberta.embeddings.position_embeddings.weight"][1].abs().max().item<float>() == 0.0f);
@@ -278,7 +277,7 @@ TEST_CASE("activations: gelu is the erf form, gelu_new the tanh form", "[roberta
 TEST_CASE("RoBERTa's span head: start and end logits of every token, and transformers' span loss",
           "[roberta][loss]") {
   torch::manual_seed(5);
-  RobertaForQuestionAnswering qa(tiny());
+  RobertaForQuestionAnswering qa(tiny_roberta());
   qa->eval();
   const auto [ids, mask] = padded_batch();
   const auto spans = qa->forward(ids, mask);

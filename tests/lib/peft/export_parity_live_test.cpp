@@ -32,7 +32,7 @@ using namespace capaboost;
 
 namespace {
 
-constexpr double kTolerance = 1e-5;
+constexpr double kExportTolerance = 1e-5;
 constexpr int64_t kVocabulary = 50;
 
 /// A tiny RoBERTa classifier (2 layers × 32, three labels, no dropout) with every parameter moved by
@@ -124,8 +124,8 @@ TEST_CASE("trained LoRA and CapaBoost-LoRA exports give the trained model's logi
     INFO(runs[i].first);
     const double loaded = max_difference(trained_outputs[i], peft.tensor(std::to_string(i) + ".logits"));
     const double merged = max_difference(trained_outputs[i], peft.tensor(std::to_string(i) + ".merged_logits"));
-    CHECK(loaded <= kTolerance);
-    CHECK(merged <= kTolerance);
+    CHECK(loaded <= kExportTolerance);
+    CHECK(merged <= kExportTolerance);
     std::cout << "oracle parity PEFT export " << runs[i].first << ": max |ours - PEFT| logits " << loaded
               << ", after merge_and_unload " << merged << "\n";
   }
@@ -149,7 +149,7 @@ TEST_CASE("LoRA adapters made by PEFT load through the suite's import and give P
     CHECK(load_peft_lora_adapter(*backbone.model, dir.file("adapter-" + std::to_string(i))).size() == tuned_sites[i]);
     const auto expected = io.tensor(std::to_string(i) + ".logits");
     const double difference = max_difference(eval_outputs(*backbone.model, batch), expected);
-    CHECK(difference <= kTolerance);
+    CHECK(difference <= kExportTolerance);
     CHECK(max_difference(before, expected) > 1e-2);  // the adapter and its head change the outputs
     std::cout << "oracle parity PEFT import adapter-" << i << ": max |ours - PEFT| logits " << difference << "\n";
   }

@@ -42,7 +42,7 @@ using namespace capaboost;
 
 namespace {
 
-constexpr double kTolerance = 1e-5;
+constexpr double kPeftTolerance = 1e-5;
 
 /// Every trainable tensor of `model` by the oracle's names: "<site>.lora_A" / "lora_B" (and "lora_E"
 /// for AdaLoRA), "prefix.<name>" for the prefix encoder's "encoder.<name>", the head's by their own.
@@ -119,8 +119,8 @@ void check_against_peft(const std::string& method, const std::string& method_nam
   };
   REQUIRE(logits.sizes() == io.tensor("logits").sizes());
   const double logits_difference = difference(logits, io.tensor("logits"));
-  CHECK(logits_difference <= kTolerance);
-  CHECK(difference(loss.reshape({1}), io.tensor("loss")) <= kTolerance);
+  CHECK(logits_difference <= kPeftTolerance);
+  CHECK(difference(loss.reshape({1}), io.tensor("loss")) <= kPeftTolerance);
   double largest = 0;
   for (const auto& [name, tensor] : ours) {
     INFO("gradient of " << name);
@@ -129,7 +129,7 @@ void check_against_peft(const std::string& method, const std::string& method_nam
     REQUIRE(tensor.grad().sizes() == expected.sizes());
     CHECK(expected.abs().max().item<double>() > 0);  // every tensor takes part in PEFT's computation
     const double gradient_difference = difference(tensor.grad(), expected);
-    CHECK(gradient_difference <= kTolerance);
+    CHECK(gradient_difference <= kPeftTolerance);
     largest = std::max(largest, gradient_difference);
   }
   std::cout << "oracle parity PEFT " << method << ": max |ours - PEFT| logits " << logits_difference << ", gradients "

@@ -113,7 +113,7 @@ namespace {
 // bias, which adds q·b to every score of a query's row and so cancels in the softmax — both devices
 // return rounding noise there (~1e-9 on the tiny models), so it is measured against the model's
 // largest gradient instead of against itself.
-double relative_error(const torch::Tensor& got, const torch::Tensor& want, double floor = 1e-12) {
+double relative_error_on_cpu(const torch::Tensor& got, const torch::Tensor& want, double floor = 1e-12) {
   const auto g = got.detach().to(torch::kCPU, torch::kDouble);
   const auto w = want.detach().to(torch::kCPU, torch::kDouble);
   return (g - w).norm().item<double>() / std::max(w.norm().item<double>(), floor);
@@ -227,7 +227,7 @@ TEST_CASE("CPU and CUDA agree on every backbone and method: forward outputs and 
     INFO(name);
     const auto cpu_out = cpu.forward_batch(batch);                                       // (2, 2)
     const auto gpu_out = gpu.forward_batch(moved(batch, torch::Device(torch::kCUDA, 0)));  // (2, 2)
-    const double output_error = relative_error(gpu_out, cpu_out);
+    const double output_error = relative_error_on_cpu(gpu_out, cpu_out);
     CHECK(output_error < 1e-4);
     worst_output = std::max(worst_output, output_error);
     cpu.batch_loss(cpu_out, batch).backward();
@@ -243,7 +243,7 @@ TEST_CASE("CPU and CUDA agree on every backbone and method: forward outputs and 
       INFO(item.key());
       const auto& gpu_grad = gpu_parameters[item.key()].grad();
       REQUIRE(gpu_grad.defined());
-      const double error = relative_error(gpu_grad, item.value().grad(), std::max(1e-12, 1e-4 * largest));
+      const double error = relative_error_on_cpu(gpu_grad, item.value().grad(), std::max(1e-12, 1e-4 * largest));
       CHECK(error < 1e-3);
       worst_gradient = std::max(worst_gradient, error);
       ++compared;
@@ -284,7 +284,7 @@ TEST_CASE("bf16 on CUDA runs the products in bf16 through CUDA's autocast, near 
     // Outside the scope CUDA's autocast is off again.
     CHECK(torch::nn::functional::linear(torch::randn({4, 8}, device), torch::randn({3, 8}, device)).scalar_type() ==
           torch::kFloat);
-    const double error = relative_error(bf16, fp32);
+    const double error = relative_error_on_cpu(bf16, fp32);
     CHECK(error > 0);      // the products did run in bf16
     CHECK(error < 5e-2);   // bf16 operands with fp32 accumulation: ~1e-3 to 1e-2 (8 mantissa bits)
     model->batch_loss(bf16, batch).backward();  // backward outside the scope, as the trainer runs it
@@ -329,6 +329,6 @@ TEST_CASE("AdamW's multi-tensor step on a GPU updates as its per-tensor step on 
   }
   for (const auto& item : cpu->named_parameters()) {
     INFO(item.key());
-    CHECK(relative_error(gpu_parameters[item.key()], item.value()) < 1e-6);
+    CHECK(relative_error_on_cpu(gpu_parameters[item.key()], item.value()) < 1e-6);
   }
 }

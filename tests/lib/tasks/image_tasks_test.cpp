@@ -11,18 +11,13 @@
 #include "params/parameters.h"
 #include "support/temp_dir.h"
 #include "tasks/task_registry.h"
+#include "lib/tasks/task_test_support.h"
 #include "train/image_dataset.h"
 
 using namespace capaboost;
+using capaboost::test::task_config;
 
 namespace {
-
-Parameters config_of(const TaskSpec& task, const nlohmann::json& values) {
-  nlohmann::json config = {{"seed", 42}};
-  for (const auto& definition : task.parameters) config[definition.name] = definition.fallback;
-  if (values.is_object()) config.update(values);
-  return Parameters(config);
-}
 
 InputProcessor gray_28() {
   InputProcessor processor;
@@ -48,7 +43,7 @@ TEST_CASE("Fashion-MNIST-1k follows VTAB-1k's protocol on the real dataset", "[t
     WARN("skipped: dataset-fashion-mnist is not installed (make deps)");
     return;
   }
-  const auto final_stage = task.prepare(config_of(task, {}), gray_28(), "");
+  const auto final_stage = task.prepare(task_config(task, {}), gray_28(), "");
   CHECK(final_stage.data.train->size() == 1000);
   CHECK(final_stage.data.eval->size() == 10000);  // the official test split
   CHECK(final_stage.data.eval_is_test);
@@ -60,21 +55,21 @@ TEST_CASE("Fashion-MNIST-1k follows VTAB-1k's protocol on the real dataset", "[t
   CHECK(batch.input("pixel_values").sizes() == torch::IntArrayRef({2, 1, 28, 28}));
   CHECK(batch.input("pixel_values").min().item<float>() >= -1.0f);
 
-  const auto select = task.prepare(config_of(task, {{"vtab_stage", "select"}, {"test_limit", 500}}), gray_28(), "");
+  const auto select = task.prepare(task_config(task, {{"vtab_stage", "select"}, {"test_limit", 500}}), gray_28(), "");
   CHECK(select.data.train->size() == 800);
   CHECK(select.data.eval->size() == 200);
   CHECK(select.data.test->size() == 500);
   CHECK_FALSE(select.data.report_last_epoch);
   CHECK(select.provenance.at("split_seed") == 42);
 
-  CHECK_THROWS_WITH(task.prepare(config_of(task, {}), InputProcessor{}, ""), Catch::Contains("reads no images"));
+  CHECK_THROWS_WITH(task.prepare(task_config(task, {}), InputProcessor{}, ""), Catch::Contains("reads no images"));
 }
 
 TEST_CASE("a VTAB-1k task without its folder names the folder and the download step", "[tasks][image]") {
   capaboost::testing::TempDir root;
   const TaskSpec& task = find_task("DTD");
   try {
-    task.require_data(config_of(task, {}), root.path().string());
+    task.require_data(task_config(task, {}), root.path().string());
     FAIL("expected MissingDataError");
   } catch (const MissingDataError& error) {
     CHECK_THAT(error.what(), Catch::Contains("vtab-1k/dtd") && Catch::Contains("train800val200.txt") &&
@@ -99,10 +94,10 @@ TEST_CASE("a VTAB-1k task reads a NOAH-layout folder under the data root", "[tas
   capaboost::testing::TempDir root;
   write_vtab_folder(root.path() / "vtab-1k" / "eurosat", 64, 10, "a.png 3\na.png 4\n");
   const TaskSpec& task = find_task("Eurosat");
-  task.require_data(config_of(task, {}), root.path().string());
+  task.require_data(task_config(task, {}), root.path().string());
   InputProcessor rgb_32;
   rgb_32.image = ImageProcessorOptions().size(32);
-  const auto prepared = task.prepare(config_of(task, {{"augmentation", "crop_flip"}}), rgb_32, root.path().string());
+  const auto prepared = task.prepare(task_config(task, {{"augmentation", "crop_flip"}}), rgb_32, root.path().string());
   CHECK(prepared.data.train->size() == 1000);
   CHECK(prepared.data.eval->size() == 2);
   const auto pixels = prepared.data.eval->collate({0}, BatchPadding::kLongest).input("pixel_values");
@@ -124,8 +119,8 @@ TEST_CASE("image_normalization imagenet normalises with ImageNet's statistics, a
   CHECK_FALSE(normalization->keyed_at_default);
   InputProcessor rgb_32;
   rgb_32.image = ImageProcessorOptions().size(32);  // mean = std = 0.5, as ViT-B/16-in21k's processor
-  const auto own = task.prepare(config_of(task, {}), rgb_32, root.path().string());
-  const auto imagenet = task.prepare(config_of(task, {{"image_normalization", "imagenet"}}), rgb_32, root.path().string());
+  const auto own = task.prepare(task_config(task, {}), rgb_32, root.path().string());
+  const auto imagenet = task.prepare(task_config(task, {{"image_normalization", "imagenet"}}), rgb_32, root.path().string());
   const double x = 90.0 / 255.0;
   const auto own_pixels = own.data.eval->collate({0}, BatchPadding::kLongest).input("pixel_values");
   CHECK(own_pixels.sub(x / 0.5 - 1.0).abs().max().item<float>() < 1e-5);
@@ -138,6 +133,6 @@ TEST_CASE("image_normalization imagenet normalises with ImageNet's statistics, a
   CHECK(imagenet.provenance.at("processor").at("normalization") == "imagenet");
   CHECK(imagenet.provenance.at("processor").at("image_mean") == nlohmann::json(mean));
   // ImageNet's statistics are per RGB channel: a one-channel backbone is refused, not silently misread.
-  CHECK_THROWS_WITH(task.prepare(config_of(task, {{"image_normalization", "imagenet"}}), gray_28(), root.path().string()),
+  CHECK_THROWS_WITH(task.prepare(task_config(task, {{"image_normalization", "imagenet"}}), gray_28(), root.path().string()),
                     Catch::Contains("RGB"));
 }

@@ -7,18 +7,12 @@
 #include "lib/train/train_test_support.h"
 #include "params/parameters.h"
 #include "tasks/task_registry.h"
+#include "lib/tasks/task_test_support.h"
 
 using namespace capaboost;
 using namespace capaboost::test;
 
 namespace {
-
-Parameters config_of(const TaskSpec& task, const nlohmann::json& values) {
-  nlohmann::json config = {{"seed", 42}};
-  for (const auto& definition : task.parameters) config[definition.name] = definition.fallback;
-  config.update(values);
-  return Parameters(config);
-}
 
 InputProcessor roberta_processor() {
   InputProcessor processor;
@@ -49,18 +43,18 @@ TEST_CASE("epoch_selection last reports the last epoch: AdaLoRA's protocol witho
   REQUIRE_MIRROR_AND_TOKENIZER("RTE");
   const TaskSpec& task = find_task("RTE");
   const std::string root = mirror_root().path.string();
-  const auto selected = task.prepare(config_of(task, {{"protocol", "adalora"}, {"train_limit", 16}}), roberta_processor(), root);
+  const auto selected = task.prepare(task_config(task, {{"protocol", "adalora"}, {"train_limit", 16}}), roberta_processor(), root);
   CHECK(selected.data.eval_is_test);  // dev is the test set under AdaLoRA's protocol …
   CHECK_FALSE(selected.data.report_last_epoch);  // … and `best` picks the epoch on it
   CHECK(selected.provenance.at("epoch_selection") == "best");
-  const auto last = task.prepare(config_of(task, {{"protocol", "adalora"}, {"train_limit", 16}, {"epoch_selection", "last"}}),
+  const auto last = task.prepare(task_config(task, {{"protocol", "adalora"}, {"train_limit", 16}, {"epoch_selection", "last"}}),
                                  roberta_processor(), root);
   CHECK(last.data.eval_is_test);
   CHECK(last.data.report_last_epoch);
   CHECK(last.provenance.at("epoch_selection") == "last");
   CHECK(last.data.eval->size() == selected.data.eval->size());
   // ProPETL's protocol keeps its held-out selection unless asked otherwise.
-  const auto propetl = task.prepare(config_of(task, {{"train_limit", 16}}), roberta_processor(), root);
+  const auto propetl = task.prepare(task_config(task, {{"train_limit", 16}}), roberta_processor(), root);
   CHECK_FALSE(propetl.data.eval_is_test);
   CHECK_FALSE(propetl.data.report_last_epoch);
 }
@@ -77,8 +71,8 @@ TEST_CASE("SQuAD's epoch_selection last reports the model training ends with, as
   nlohmann::json last_config = split;
   last_config["epoch_selection"] = "last";
   const std::string root = mirror_root().path.string();
-  CHECK_FALSE(task.prepare(config_of(task, split), roberta_processor(), root).data.report_last_epoch);
-  const auto last = task.prepare(config_of(task, last_config), roberta_processor(), root);
+  CHECK_FALSE(task.prepare(task_config(task, split), roberta_processor(), root).data.report_last_epoch);
+  const auto last = task.prepare(task_config(task, last_config), roberta_processor(), root);
   CHECK(last.data.report_last_epoch);
   CHECK(last.provenance.at("epoch_selection") == "last");
 }

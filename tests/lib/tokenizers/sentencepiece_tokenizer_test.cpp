@@ -13,10 +13,13 @@
 #include "lib/tokenizers/offset_properties.h"
 #include "support/spm_encode.h"
 #include "support/temp_dir.h"
+#include "support/read_text.h"
 
 using namespace capaboost;
 using capaboost::testing::TempDir;
 using Ids = std::vector<int64_t>;
+
+using capaboost::testing::read_text;
 
 namespace {
 
@@ -56,13 +59,6 @@ std::string synthetic_text(int lines, uint64_t state = 42) {
 }
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 SentencePieceTrainOptions small_options() { return SentencePieceTrainOptions().vocab_size(300); }
 
@@ -152,21 +148,21 @@ TEST_CASE("SentencePiece training is deterministic and independent of the input 
   write(dir.file("elsewhere/b.txt"), text);
   train_sentencepiece(dir.file("a.txt"), dir.file("tok_a"), small_options().vocab_size(200));
   train_sentencepiece(dir.file("elsewhere/b.txt"), dir.file("tok_b"), small_options().vocab_size(200));
-  const std::string model = slurp(dir.file("tok_a/spm.model"));
+  const std::string model = read_text(dir.file("tok_a/spm.model"));
   CHECK(model.size() > 1000);
-  CHECK(model == slurp(dir.file("tok_b/spm.model")));
-  CHECK(slurp(dir.file("tok_a/tokenizer_config.json")) == slurp(dir.file("tok_b/tokenizer_config.json")));
+  CHECK(model == read_text(dir.file("tok_b/spm.model")));
+  CHECK(read_text(dir.file("tok_a/tokenizer_config.json")) == read_text(dir.file("tok_b/tokenizer_config.json")));
 
   // Sampling a subset of the lines is seeded: repeating it gives the same model.
   const auto sampled = small_options().vocab_size(200).input_sentence_size(300);
   train_sentencepiece(dir.file("a.txt"), dir.file("s1"), sampled);
   train_sentencepiece(dir.file("a.txt"), dir.file("s2"), sampled);
-  CHECK(slurp(dir.file("s1/spm.model")) == slurp(dir.file("s2/spm.model")));
-  CHECK(slurp(dir.file("s1/spm.model")) != model);
+  CHECK(read_text(dir.file("s1/spm.model")) == read_text(dir.file("s2/spm.model")));
+  CHECK(read_text(dir.file("s1/spm.model")) != model);
 }
 
 TEST_CASE("SentencePiece writes a tokenizer config naming class and special tokens", "[tokenizers][sentencepiece]") {
-  const auto config = nlohmann::json::parse(slurp(trained().dir.file("tok/tokenizer_config.json")));
+  const auto config = nlohmann::json::parse(read_text(trained().dir.file("tok/tokenizer_config.json")));
   CHECK(config["tokenizer_class"] == "SentencePieceTokenizer");
   CHECK(config["model_file"] == "spm.model");
   CHECK(config["vocab_size"] == 300);
