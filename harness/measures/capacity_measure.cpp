@@ -251,7 +251,7 @@ MetricList capacity_metrics() {
   };
 }
 
-[[maybe_unused]] const bool registered = register_measure(
+[[maybe_unused]] const bool registered_capacity_measure = register_measure(
     {"capacity", "how much of a target weight update a parameterisation can express, against the SVD floor",
      capacity_parameters(), capacity_metrics(), measure_capacity});
 

@@ -278,7 +278,7 @@ MetricList finetune_metrics() {
   return metrics;
 }
 
-[[maybe_unused]] const bool registered = register_measure(
+[[maybe_unused]] const bool registered_finetune_measure = register_measure(
     {"finetune", "fine-tune a backbone with a PEFT method on a task (best eval epoch, scored on test)",
      finetune_parameters(), finetune_metrics(), measure_finetune});
 

@@ -59,7 +59,7 @@ MetricList rank_measure_metrics() {
   return metrics;
 }
 
-[[maybe_unused]] const bool registered = register_measure({"rank",
+[[maybe_unused]] const bool registered_rank_measure = register_measure({"rank",
                                                             "rank of each site's weight update with random nonzero tuner factors",
                                                             rank_parameters(), rank_measure_metrics(), measure_rank});
 

@@ -51,7 +51,7 @@ MetricList theorem1_metrics() {
   };
 }
 
-[[maybe_unused]] const bool registered = register_measure(
+[[maybe_unused]] const bool registered_theorem1_measure = register_measure(
     {"theorem1", "Monte Carlo check of Theorem 1: rank(X + Y) for random rank-r X, Y", theorem1_parameters(),
      theorem1_metrics(), measure_theorem1});
 

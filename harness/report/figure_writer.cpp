@@ -16,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_file(const fs::path& path) {
+std::string read_template(const fs::path& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(fmt::format("{}: figure template not found (report.figure.template)", path.string()));
   std::stringstream text;
@@ -174,7 +174,7 @@ std::vector<std::string> write_figure(const FigureLayout& layout, const std::vec
   if (plot.empty()) return written;
   write_text(fs::path(out_dir) / (name + ".dat"), data);
 
-  std::string script = read_file(fs::path(plots_dir) / (layout.template_name + ".gp"));
+  std::string script = read_template(fs::path(plots_dir) / (layout.template_name + ".gp"));
   replace_all(script, "@TITLE@", title);
   replace_all(script, "@XLABEL@", layout.xlabel);
   replace_all(script, "@YLABEL@", layout.ylabel);

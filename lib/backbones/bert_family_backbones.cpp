@@ -89,7 +89,7 @@ std::string minilm_directory() {
                                "make backbone-minilm");
 }
 
-[[maybe_unused]] const bool registered =
+[[maybe_unused]] const bool registered_bert_family_backbones =
     register_architecture({"bert",
                            [](const std::string& dir, const TaskHead& head) {
                              return load_bert_family_backbone(dir, head, BertFamily::kBert);

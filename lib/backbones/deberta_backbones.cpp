@@ -81,7 +81,7 @@ Backbone random_deberta(DebertaV2Options shape, const std::string& what, const T
   return backbone;
 }
 
-[[maybe_unused]] const bool registered =
+[[maybe_unused]] const bool registered_deberta_backbones =
     register_architecture({"deberta-v2", load_deberta_backbone, random_deberta_like}) &&
     register_backbone(
         {"deberta-v3-base",

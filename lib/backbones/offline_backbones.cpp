@@ -47,7 +47,7 @@ bool register_offline(const std::string& profile) {
   return pretrained && random;
 }
 
-[[maybe_unused]] const bool registered = [] {
+[[maybe_unused]] const bool registered_offline_backbones = [] {
   for (const auto& profile : backbone_profiles()) register_offline(profile);
   return true;
 }();

@@ -94,7 +94,7 @@ bool register_offline_vit(const std::string& profile) {
   return true;
 }();
 
-[[maybe_unused]] const bool registered =
+[[maybe_unused]] const bool registered_vit_backbones =
     register_architecture({"vit", load_vit_backbone, random_vit_like}) &&
     register_backbone({"vit-b16-in21k",
                        "the ImageNet-21k pre-trained google/vit-base-patch16-224-in21k in $CAPABOOST_CHECKPOINTS/vit-b16-in21k",

@@ -77,7 +77,7 @@ TrainingHooksPtr adalora_allocator(torch::nn::Module& model, const Parameters& c
                                                                   .orthogonality_weight(config.get<double>("orthogonality_weight")));
 }
 
-[[maybe_unused]] const bool registered = [] {
+[[maybe_unused]] const bool registered_adalora_method = [] {
   MethodSpec method{"adalora", "AdaLoRA (Zhang et al., 2023): SVD-form LoRA whose ranks an importance-driven budget reallocates",
                     adalora_parameters(), attach_adalora};
   method.training_hooks = adalora_allocator;

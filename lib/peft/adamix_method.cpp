@@ -58,7 +58,7 @@ class AdaMixConsistency : public TrainingHooks {
   double weight_;
 };
 
-[[maybe_unused]] const bool registered = [] {
+[[maybe_unused]] const bool registered_adamix_method = [] {
   MethodSpec method{"adamix", "AdaMix (Wang et al., 2022): routed adapter experts, consistency regulariser, merged for inference",
                     adamix_parameters(), attach_adamix};
   method.training_hooks = [](torch::nn::Module&, const Parameters& config) -> TrainingHooksPtr {

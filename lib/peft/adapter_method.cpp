@@ -28,7 +28,7 @@ std::vector<std::string> attach_adapter(torch::nn::Module& model, const Paramete
   });
 }
 
-[[maybe_unused]] const bool registered = register_method(
+[[maybe_unused]] const bool registered_adapter_method = register_method(
     {"adapter", "bottleneck adapter on the target sites' outputs (Pfeiffer placement by default)",
      adapter_parameters(), attach_adapter});
 

@@ -10,7 +10,7 @@ bool is_bias(const std::string& name) {
   return name == "bias" || (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0);
 }
 
-[[maybe_unused]] const bool registered = register_method(
+[[maybe_unused]] const bool registered_bitfit_method = register_method(
     {"bitfit", "BitFit: only the backbone's biases and the head train", {},
      [](torch::nn::Module&, const Parameters&) { return std::vector<std::string>{}; }, is_bias, "biases + head"});
 

@@ -28,7 +28,7 @@ std::vector<std::string> attach_lora(torch::nn::Module& model, const Parameters&
   });
 }
 
-[[maybe_unused]] const bool registered = register_method(
+[[maybe_unused]] const bool registered_lora_method = register_method(
     {"lora", "LoRA (Hu et al., 2022) on the target sites; CapaBoost-LoRA with branches > 1", lora_parameters(),
      attach_lora});
 

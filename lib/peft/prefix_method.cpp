@@ -47,7 +47,7 @@ std::vector<std::string> attach_prefix(torch::nn::Module& model, const Parameter
   });
 }
 
-[[maybe_unused]] const bool registered = register_method(
+[[maybe_unused]] const bool registered_prefix_method = register_method(
     {"prefix", "prefix tuning (Li & Liang, 2021): l learned keys and values per attention site, trained through a shared MLP",
      prefix_parameters(), attach_prefix});
 

@@ -114,7 +114,7 @@ std::vector<std::string> attach_propetl_prefix(torch::nn::Module& model, const P
   });
 }
 
-[[maybe_unused]] const bool registered = [] {
+[[maybe_unused]] const bool registered_propetl_method = [] {
   MethodSpec lora{"propetl_lora", "ProPETL-LoRA (Zeng et al., 2023): one LoRA per site kind shared across layers, a learned mask per site",
                   with(lora_factor_parameters(), {propetl_parameters(0.1, 3e-2), site_selection_parameters({"query", "value"})}),
                   attach_propetl_lora};

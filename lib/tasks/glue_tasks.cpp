@@ -37,7 +37,7 @@ ParameterList glue_parameters() {
 // The number the paper's GLUE tables print: ×100 of MCC for CoLA, of the mean of Pearson and
 // Spearman for STS-B, and of accuracy for every other task (MRPC and QQP included, unlike the
 // selection score, which averages accuracy and F1 there).
-double paper_score(const TaskInfo& task, const MetricValues& test) {
+double glue_paper_score(const TaskInfo& task, const MetricValues& test) {
   if (task.regression) return 100.0 * (test.at("pearson") + test.at("spearmanr")) / 2.0;
   if (test.count("matthews_correlation") > 0) return 100.0 * test.at("matthews_correlation");
   return 100.0 * test.at("accuracy");
@@ -71,7 +71,7 @@ PreparedTask prepare(const TaskInfo& task, const Parameters& config, const Input
   return prepared;
 }
 
-[[maybe_unused]] const bool registered = [] {
+[[maybe_unused]] const bool registered_glue_tasks = [] {
   for (const TaskInfo& info : glue_tasks()) {
     const TaskInfo* task = &info;  // glue_tasks() entries live as long as the program
     register_task({task->name, fmt::format("GLUE {} ({})", task->name, task->regression ? "regression" : "classification"),
@@ -83,7 +83,7 @@ PreparedTask prepare(const TaskInfo& task, const Parameters& config, const Input
                    [task](const Parameters& config, const InputProcessor& processor, const std::string& data_root) {
                      return prepare(*task, config, processor, data_root);
                    },
-                   [task](const MetricValues& test) { return paper_score(*task, test); }});
+                   [task](const MetricValues& test) { return glue_paper_score(*task, test); }});
   }
   return true;
 }();

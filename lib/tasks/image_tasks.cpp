@@ -177,9 +177,9 @@ PreparedTask prepare_fashion_mnist(const Parameters& config, const InputProcesso
   return to_prepared("Fashion-MNIST-1k", std::move(splits), config, processor, 10);
 }
 
-double paper_score(const MetricValues& test) { return 100.0 * test.at("accuracy"); }
+double accuracy_score(const MetricValues& test) { return 100.0 * test.at("accuracy"); }
 
-[[maybe_unused]] const bool registered = [] {
+[[maybe_unused]] const bool registered_image_tasks = [] {
   for (const VtabTask& entry : kVtabTasks) {
     const VtabTask* task = &entry;
     register_task({task->name,
@@ -193,7 +193,7 @@ double paper_score(const MetricValues& test) { return 100.0 * test.at("accuracy"
                    [task](const Parameters& config, const InputProcessor& processor, const std::string& data_root) {
                      return prepare_vtab(*task, config, processor, data_root);
                    },
-                   paper_score});
+                   accuracy_score});
   }
   register_task({"Fashion-MNIST-1k",
                  "the offline vision proxy: VTAB-1k's protocol on Fashion-MNIST (1,000 of the 60,000 training "
@@ -203,7 +203,7 @@ double paper_score(const MetricValues& test) { return 100.0 * test.at("accuracy"
                  [](const Parameters& config, const InputProcessor& processor, const std::string&) {
                    return prepare_fashion_mnist(config, processor);
                  },
-                 paper_score});
+                 accuracy_score});
   return true;
 }();
 

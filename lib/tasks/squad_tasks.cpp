@@ -110,7 +110,7 @@ PreparedTask prepare(const SquadVersion& version, const Parameters& config, cons
   return prepared;
 }
 
-[[maybe_unused]] const bool registered = [] {
+[[maybe_unused]] const bool registered_squad_tasks = [] {
   for (const SquadVersion& entry : kVersions) {
     const SquadVersion* version = &entry;
     register_task({version->name,
