@@ -50,16 +50,17 @@ std::string measurement(const ComparisonResult& result, int decimals) {
 std::string render_comparisons_markdown(const std::vector<ComparisonResult>& results, const std::string& column_key,
                                         int decimals) {
   if (results.empty()) return "";
+  // A row in italics: the two rows' means over the columns (report/average_column.h).
+  const bool averages = std::any_of(results.begin(), results.end(), [](const auto& r) { return r.average.has_value(); });
   std::string out =
       "\n## Paired differences\n\nA − B over the seeds both were run with (same data order, same masks), with a 95% "
       "Student-t interval (wide for few seeds: t = 4.30 at n = 3); an interval that excludes 0 is a gap beyond seed "
-      "noise.\n\n"
-      "| A | B | where | n | A − B | 95% interval |\n|---|---|---|---|---|---|\n";
-  const bool averages = std::any_of(results.begin(), results.end(), [](const auto& r) { return r.average.has_value(); });
+      "noise.";
   if (averages) {
-    out.insert(out.find("\n\n| A |"), " A row in italics compares the two rows' means over the columns (the paper's "
-                                        "average column): it restates the columns, so no verdict counts it.");
+    out += " A row in italics compares the two rows' means over the columns (the paper's average column): it "
+           "restates the columns, so no verdict counts it.";
   }
+  out += "\n\n| A | B | where | n | A − B | 95% interval |\n|---|---|---|---|---|---|\n";
   for (const auto& result : results) {
     const auto line = [&](const PairedDifference& d, bool average) {
       const std::string place = average ? "*" + where(d, column_key) + "*" : where(d, column_key);

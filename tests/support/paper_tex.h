@@ -3,7 +3,6 @@
 // table's cells as plain text, and its prose with whitespace collapsed, so that what experiments/paper/
 // transcribes can be checked against what the paper prints.
 
-#include <cstdlib>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -11,15 +10,12 @@
 #include <utility>
 #include <vector>
 
+#include "support/shared_dir.h"
+
 namespace capaboost::testing {
 
 /// The paper's source: $CAPABOOST_SHARED_DIR/seeds/…, else <repo>/../shared/seeds/… (may not exist).
-inline std::filesystem::path paper_tex_path() {
-  const char* shared = std::getenv("CAPABOOST_SHARED_DIR");
-  const std::filesystem::path root =
-      shared ? std::filesystem::path(shared) : std::filesystem::path(CAPABOOST_SOURCE_DIR) / ".." / "shared";
-  return root / "seeds" / "capaboost-iclr2024.tex";
-}
+inline std::filesystem::path paper_tex_path() { return shared_dir() / "seeds" / "capaboost-iclr2024.tex"; }
 
 /// A LaTeX table cell as plain text: "$\mathbf{66.88}_{ \transparent{0.5} \pm 0.5 }$" → "66.88±0.5",
 /// "\algopt-LoRA ($d=2$)" → "CapaBoost-LoRA (d=2)", "$1.02$x" → "1.02", "0.71\%" → "0.71",

@@ -30,6 +30,7 @@
 #include "models/vit_pretrained.h"
 #include "support/reference_python.h"
 #include "support/temp_dir.h"
+#include "support/shared_dir.h"
 
 using namespace capaboost;
 namespace fs = std::filesystem;
@@ -41,8 +42,7 @@ constexpr double kGoldenTolerance =
 
 fs::path golden_dir() {
   if (const char* dir = std::getenv("CAPABOOST_GOLDEN_DIR")) return dir;
-  if (const char* shared = std::getenv("CAPABOOST_SHARED_DIR")) return fs::path(shared) / "golden";
-  return fs::path(CAPABOOST_SOURCE_DIR "/../shared/golden");
+  return capaboost::testing::shared_dir() / "golden";
 }
 
 bool golden_available() {

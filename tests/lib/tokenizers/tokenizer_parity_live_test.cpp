@@ -37,10 +37,13 @@
 #include "tokenizers/tokenizer_loader.h"
 #include "tokenizers/utf8.h"
 #include "tokenizers/wordpiece_tokenizer.h"
+#include "support/shared_dir.h"
 
 using namespace capaboost;
 using capaboost::testing::TempDir;
 namespace fs = std::filesystem;
+
+using capaboost::testing::shared_dir;
 
 namespace {
 
@@ -54,11 +57,6 @@ struct Item {
 // Rows cut hard enough that most lose tokens, and the pair rules (which text loses, and on a tie which)
 // decide the ids.
 constexpr int64_t kTruncatedLength = 24;
-
-fs::path shared_dir() {
-  const char* shared = std::getenv("CAPABOOST_SHARED_DIR");
-  return shared ? fs::path(shared) : fs::path(CAPABOOST_SOURCE_DIR) / ".." / "shared";
-}
 
 fs::path minilm_dir() {
   const char* checkpoints = std::getenv("CAPABOOST_CHECKPOINTS");
