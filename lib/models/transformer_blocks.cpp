@@ -4,7 +4,8 @@
 
 namespace capaboost {
 
-ResidualOutputImpl::ResidualOutputImpl(const ResidualOutputOptions& options) {
+ResidualOutputImpl::ResidualOutputImpl(const ResidualOutputOptions& options)
+    : ResidualSiteImpl(options.hidden_size(), "dense") {
   dense = register_module("dense", TunableLinear(options.in_features(), options.hidden_size()));
   layer_norm = register_module(
       "LayerNorm",
@@ -14,6 +15,8 @@ ResidualOutputImpl::ResidualOutputImpl(const ResidualOutputOptions& options) {
 
 torch::Tensor ResidualOutputImpl::forward(const torch::Tensor& x, const torch::Tensor& residual) {
   const auto h = dense->forward(x);  // (B, T, C)
+  // A tuner after the LayerNorm needs the sum itself, which the fused kernel does not return.
+  if (tuner()) return normalise(dropout->forward(h) + residual, *layer_norm);
   // One pass over the rows instead of three operators where the fused kernel applies (float32 on the CPU,
   // outside autocast) and pays: when it drops, or in evaluation. Without dropout but with gradients the
   // unfused backward is cheaper (the sum's gradient passes to both inputs as it is;

@@ -1,12 +1,14 @@
 #pragma once
 // Sub-blocks BERT-family encoders share, module for module and name for name as transformers:
 // the residual output (BertSelfOutput / BertOutput / DebertaV2Output) and the feed-forward input
-// (BertIntermediate). Every linear layer is a TunableLinear site.
+// (BertIntermediate). Every linear layer is a TunableLinear site; every residual output is a residual
+// site too (sites/residual_site.h: a tuner after its LayerNorm, Pfeiffer's adapter placement).
 
 #include <torch/torch.h>
 
 #include "models/activation.h"
 #include "models/parallel_dropout.h"
+#include "sites/residual_site.h"
 #include "sites/tunable_linear.h"
 
 namespace capaboost {
@@ -21,7 +23,8 @@ struct ResidualOutputOptions {
 };
 
 /// dense → dropout → LayerNorm(· + residual): the output of a sub-block (attention or feed-forward).
-class ResidualOutputImpl : public torch::nn::Module {
+/// A residual site named after its `dense`: a tuner attached to it acts after the LayerNorm.
+class ResidualOutputImpl : public ResidualSiteImpl {
  public:
   explicit ResidualOutputImpl(const ResidualOutputOptions& options);
   /// x: (B, T, in); residual: (B, T, C) → (B, T, C).

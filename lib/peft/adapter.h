@@ -1,10 +1,11 @@
 #pragma once
-// Bottleneck adapter (Houlsby et al., 2019; Pfeiffer et al., 2021) on a linear site's output,
-// optionally boosted by CapaBoost:
+// Bottleneck adapter (Houlsby et al., 2019; Pfeiffer et al., 2021) on a linear site's output, or after
+// a residual block's LayerNorm (sites/residual_site.h, with residual(false)), optionally boosted by
+// CapaBoost:
 //   y' = y + Σᵢ₌₁ᵈ f(y (Down⊙Md_i)ᵀ + b_down) (Up⊙Mu_i)ᵀ + b_up,  Down: (bn, out), Up: (out, bn).
-// Placement is a choice of sites: Pfeiffer = the FFN output projection of every layer; Houlsby =
-// the attention output projection and the FFN output projection. Biases are shared by all branches
-// and never masked (b_up is added once).
+// Placement is a choice of sites (the `adapter` method's targets and placement): Pfeiffer = after every
+// layer's FFN block and its LayerNorm; Houlsby = the attention output projection and the FFN output
+// projection. Biases are shared by all branches and never masked (b_up is added once).
 
 #include <torch/torch.h>
 

@@ -17,19 +17,25 @@ std::vector<std::pair<std::string, std::shared_ptr<Module>>> find_modules(torch:
   return found;
 }
 
+// The name a selector matches for a site: its own, except a residual site's, which is its projection's.
+std::string selected_name(const std::string& name, const torch::nn::Module&) { return name; }
+std::string selected_name(const std::string& name, const ResidualSiteImpl& site) {
+  return name + "." + site.projection();
+}
+
 template <typename Site, typename Factory>
 std::vector<std::string> attach_to(torch::nn::Module& model, const SiteSelector& selector, const Factory& factory,
                                    const char* what) {
   std::vector<std::string> attached;
   const auto sites = find_modules<Site>(model);
   for (const auto& [name, site] : sites) {
-    if (!selector.matches(name)) continue;
+    if (!selector.matches(selected_name(name, *site))) continue;
     site->attach(factory(name, *site));
     attached.push_back(name);
   }
   TORCH_CHECK(!attached.empty(), "no ", what, " matches suffixes [", fmt::format("{}", fmt::join(selector.suffixes, ", ")),
               "]", selector.regex ? " or regex '" + *selector.regex + "'" : std::string(), "; the model's ", what,
-              "s are named like '", sites.empty() ? std::string("(none)") : sites.front().first, "'");
+              "s are named like '", sites.empty() ? std::string("(none)") : selected_name(sites.front().first, *sites.front().second), "'");
   return attached;
 }
 
@@ -41,6 +47,10 @@ std::vector<std::pair<std::string, std::shared_ptr<TunableLinearImpl>>> find_sit
 
 std::vector<std::pair<std::string, std::shared_ptr<AttentionSiteImpl>>> find_attention_sites(torch::nn::Module& model) {
   return find_modules<AttentionSiteImpl>(model);
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<ResidualSiteImpl>>> find_residual_sites(torch::nn::Module& model) {
+  return find_modules<ResidualSiteImpl>(model);
 }
 
 std::vector<std::pair<std::string, TunerPtr>> find_tuners(torch::nn::Module& model) {
@@ -67,6 +77,11 @@ std::vector<std::string> attach_tuners(torch::nn::Module& model, const SiteSelec
 std::vector<std::string> attach_key_value_tuners(torch::nn::Module& model, const SiteSelector& selector,
                                                  const KeyValueTunerFactory& factory) {
   return attach_to<AttentionSiteImpl>(model, selector, factory, "attention site");
+}
+
+std::vector<std::string> attach_residual_tuners(torch::nn::Module& model, const SiteSelector& selector,
+                                                const ResidualTunerFactory& factory) {
+  return attach_to<ResidualSiteImpl>(model, selector, factory, "residual site");
 }
 
 void freeze_backbone(torch::nn::Module& model, const std::vector<std::string>& trainable_prefixes) {

@@ -1,6 +1,6 @@
 #pragma once
-// Finding a model's sites by name — linear sites (TunableLinear) and attention sites
-// (AttentionSite) — and attaching tuners to them by suffix list or regex (like PEFT's
+// Finding a model's sites by name — linear sites (TunableLinear), attention sites (AttentionSite) and
+// residual sites (ResidualSite) — and attaching tuners to them by suffix list or regex (like PEFT's
 // `target_modules`).
 
 #include <torch/torch.h>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sites/attention_site.h"
+#include "sites/residual_site.h"
 #include "sites/site_tuner.h"
 #include "sites/tunable_linear.h"
 
@@ -22,6 +23,9 @@ std::vector<std::pair<std::string, std::shared_ptr<TunableLinearImpl>>> find_sit
 
 /// Every attention site in `model` ("encoder.layer.0.attention.self"), in registration order.
 std::vector<std::pair<std::string, std::shared_ptr<AttentionSiteImpl>>> find_attention_sites(torch::nn::Module& model);
+
+/// Every residual site in `model` ("encoder.layer.0.output"), in registration order.
+std::vector<std::pair<std::string, std::shared_ptr<ResidualSiteImpl>>> find_residual_sites(torch::nn::Module& model);
 
 /// Every attached tuner of any kind, with its dotted name ("…query.lora"), in registration order.
 std::vector<std::pair<std::string, TunerPtr>> find_tuners(torch::nn::Module& model);
@@ -50,6 +54,14 @@ using KeyValueTunerFactory = std::function<KeyValueTunerPtr(const std::string& s
 /// attach_tuners for attention sites.
 std::vector<std::string> attach_key_value_tuners(torch::nn::Module& model, const SiteSelector& selector,
                                                  const KeyValueTunerFactory& factory);
+
+/// Builds the tuner for one residual site from its name and the site.
+using ResidualTunerFactory = std::function<SiteTunerPtr(const std::string& site, const ResidualSiteImpl& residual)>;
+
+/// attach_tuners for residual sites, which `selector` names by their projection's full name: suffix
+/// "output.dense" selects the block "encoder.layer.0.output" that adds "encoder.layer.0.output.dense".
+std::vector<std::string> attach_residual_tuners(torch::nn::Module& model, const SiteSelector& selector,
+                                                const ResidualTunerFactory& factory);
 
 /// Makes every parameter untrainable except the tuners' and those whose names start with one of
 /// `trainable_prefixes` (e.g. the classification head "classifier.").
