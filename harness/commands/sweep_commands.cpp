@@ -134,6 +134,10 @@ Command run_command(CLI::App& app) {
             opts.worker_args = {"run", options->spec_path, "--profile", options->profile, "--results",
                                 options->results_dir};
             if (!options->data_root.empty()) opts.worker_args.insert(opts.worker_args.end(), {"--data-root", options->data_root});
+            // Workers plan the sweep again and take their share of its runs: the same runs, seeds included.
+            if (!options->seeds.empty()) {
+              opts.worker_args.insert(opts.worker_args.end(), {"--seeds", fmt::format("{}", fmt::join(options->seeds, ","))});
+            }
             opts.worker_args.insert(opts.worker_args.end(), {"--device", *device});
             if (opts.force) opts.worker_args.push_back("--force");
             if (opts.retry_failed) opts.worker_args.push_back("--retry-failed");
@@ -224,7 +228,8 @@ Command status_command(CLI::App& app) {
             // version of the spec. They stay on disk but are never reused.
             std::map<std::string, int> stale;  // code version → count
             for (const auto& record : store.all()) {
-              if (record.spec == sweep.spec.name && record.profile == options->profile && !seen.count(record.key)) {
+              if (record.spec == sweep.spec.name && record.profile == options->profile &&
+                  !sweep.planned_keys.count(record.key)) {
                 ++stale[record.code_version.empty() ? "unknown" : record.code_version];
               }
             }

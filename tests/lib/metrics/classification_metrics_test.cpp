@@ -3,60 +3,58 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "lib/metrics/binary_example.h"
+
 using namespace capaboost;
 
-namespace {
-using V = std::vector<int64_t>;
-// A binary case with TP = 4, FN = 2, TN = 2, FP = 2:
-// MCC = (4·2 − 2·2) / √(6·6·4·4) = 4/24 = 1/6; accuracy 6/10; F1 = 8/12 = 2/3.
-const V kTruth{1, 1, 1, 0, 0, 0, 1, 0, 1, 1};
-const V kGuess{1, 0, 1, 0, 1, 0, 1, 1, 1, 0};
-}  // namespace
+using Labels = std::vector<int64_t>;
+using capaboost::testing::kBinaryGuess;
+using capaboost::testing::kBinaryTruth;
 
 TEST_CASE("binary metrics on a hand-computed confusion matrix", "[metrics][classification]") {
-  CHECK(accuracy(kGuess, kTruth) == Approx(0.6).epsilon(1e-15));
-  CHECK(binary_f1(kGuess, kTruth) == Approx(2.0 / 3.0).epsilon(1e-15));
-  CHECK(matthews_corrcoef(kGuess, kTruth) == Approx(1.0 / 6.0).epsilon(1e-15));
+  CHECK(accuracy(kBinaryGuess, kBinaryTruth) == Approx(0.6).epsilon(1e-15));
+  CHECK(binary_f1(kBinaryGuess, kBinaryTruth) == Approx(2.0 / 3.0).epsilon(1e-15));
+  CHECK(matthews_corrcoef(kBinaryGuess, kBinaryTruth) == Approx(1.0 / 6.0).epsilon(1e-15));
   // scikit-learn's docstring example: matthews_corrcoef([+1, +1, +1, -1], [+1, -1, +1, +1]) = -0.333…
-  CHECK(matthews_corrcoef(V{1, -1, 1, 1}, V{1, 1, 1, -1}) == Approx(-1.0 / 3.0).epsilon(1e-15));
+  CHECK(matthews_corrcoef(Labels{1, -1, 1, 1}, Labels{1, 1, 1, -1}) == Approx(-1.0 / 3.0).epsilon(1e-15));
 }
 
 TEST_CASE("perfect and inverted predictions give MCC ±1", "[metrics][classification]") {
-  V inverted;
-  for (int64_t label : kTruth) inverted.push_back(1 - label);
-  CHECK(matthews_corrcoef(kTruth, kTruth) == Approx(1.0));
-  CHECK(matthews_corrcoef(inverted, kTruth) == Approx(-1.0));
-  CHECK(accuracy(kTruth, kTruth) == 1.0);
-  CHECK(accuracy(inverted, kTruth) == 0.0);
-  CHECK(binary_f1(kTruth, kTruth) == 1.0);
-  CHECK(binary_f1(inverted, kTruth) == 0.0);
+  Labels inverted;
+  for (int64_t label : kBinaryTruth) inverted.push_back(1 - label);
+  CHECK(matthews_corrcoef(kBinaryTruth, kBinaryTruth) == Approx(1.0));
+  CHECK(matthews_corrcoef(inverted, kBinaryTruth) == Approx(-1.0));
+  CHECK(accuracy(kBinaryTruth, kBinaryTruth) == 1.0);
+  CHECK(accuracy(inverted, kBinaryTruth) == 0.0);
+  CHECK(binary_f1(kBinaryTruth, kBinaryTruth) == 1.0);
+  CHECK(binary_f1(inverted, kBinaryTruth) == 0.0);
 }
 
 TEST_CASE("constant predictions: MCC 0 (scikit-learn's convention), F1 by its formula",
           "[metrics][classification]") {
-  const V all_one(kTruth.size(), 1), all_zero(kTruth.size(), 0);
-  CHECK(matthews_corrcoef(all_one, kTruth) == 0.0);
-  CHECK(matthews_corrcoef(all_zero, kTruth) == 0.0);
-  CHECK(matthews_corrcoef(kTruth, all_one) == 0.0);  // constant labels too
-  CHECK(accuracy(all_one, kTruth) == Approx(0.6));
-  CHECK(binary_f1(all_one, kTruth) == Approx(12.0 / 16.0));  // TP 6, FP 4: 2·6 / (12 + 4)
-  CHECK(binary_f1(all_zero, kTruth) == 0.0);
+  const Labels all_one(kBinaryTruth.size(), 1), all_zero(kBinaryTruth.size(), 0);
+  CHECK(matthews_corrcoef(all_one, kBinaryTruth) == 0.0);
+  CHECK(matthews_corrcoef(all_zero, kBinaryTruth) == 0.0);
+  CHECK(matthews_corrcoef(kBinaryTruth, all_one) == 0.0);  // constant labels too
+  CHECK(accuracy(all_one, kBinaryTruth) == Approx(0.6));
+  CHECK(binary_f1(all_one, kBinaryTruth) == Approx(12.0 / 16.0));  // TP 6, FP 4: 2·6 / (12 + 4)
+  CHECK(binary_f1(all_zero, kBinaryTruth) == 0.0);
   CHECK(binary_f1(all_zero, all_zero) == 0.0);  // no positives anywhere: 0 as scikit-learn
 }
 
 TEST_CASE("multiclass MCC (MNLI-sized label sets) matches the R_K formula", "[metrics][classification]") {
   // c = 3, s = 6, every class count 2: (3·6 − 12) / √((36 − 12)(36 − 12)) = 6/24.
-  CHECK(matthews_corrcoef(V{0, 1, 1, 2, 2, 0}, V{0, 0, 1, 1, 2, 2}) == Approx(0.25).epsilon(1e-15));
+  CHECK(matthews_corrcoef(Labels{0, 1, 1, 2, 2, 0}, Labels{0, 0, 1, 1, 2, 2}) == Approx(0.25).epsilon(1e-15));
   // c = 8, s = 12, true counts (4, 4, 4), predicted (4, 5, 3): 48 / √(94 · 96); numpy gives
   // 0.5052911526399114.
-  CHECK(matthews_corrcoef(V{2, 0, 2, 1, 0, 1, 1, 1, 2, 0, 1, 0}, V{2, 0, 1, 1, 0, 2, 1, 0, 2, 2, 1, 0}) ==
+  CHECK(matthews_corrcoef(Labels{2, 0, 2, 1, 0, 1, 1, 1, 2, 0, 1, 0}, Labels{2, 0, 1, 1, 0, 2, 1, 0, 2, 2, 1, 0}) ==
         Approx(0.5052911526399114).epsilon(1e-14));
   // For two classes it is the usual binary MCC.
-  CHECK(matthews_corrcoef(kGuess, kTruth) == Approx(1.0 / 6.0));
+  CHECK(matthews_corrcoef(kBinaryGuess, kBinaryTruth) == Approx(1.0 / 6.0));
 }
 
 TEST_CASE("metric inputs are checked", "[metrics][classification]") {
-  CHECK_THROWS_WITH(accuracy(V{1, 0}, V{1}), Catch::Contains("2 predictions for 1 labels"));
-  CHECK_THROWS_WITH(matthews_corrcoef(V{}, V{}), Catch::Contains("no examples"));
-  CHECK_THROWS_WITH(binary_f1(V{1}, V{1, 0}), Catch::Contains("binary_f1"));
+  CHECK_THROWS_WITH(accuracy(Labels{1, 0}, Labels{1}), Catch::Contains("2 predictions for 1 labels"));
+  CHECK_THROWS_WITH(matthews_corrcoef(Labels{}, Labels{}), Catch::Contains("no examples"));
+  CHECK_THROWS_WITH(binary_f1(Labels{1}, Labels{1, 0}), Catch::Contains("binary_f1"));
 }
