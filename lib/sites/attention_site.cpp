@@ -8,19 +8,9 @@ AttentionSiteImpl::AttentionSiteImpl(int64_t num_heads, int64_t head_size)
               num_heads, " and ", head_size);
 }
 
-void AttentionSiteImpl::attach(KeyValueTunerPtr tuner) {
-  TORCH_CHECK(tuner, "AttentionSite::attach: null tuner");
-  TORCH_CHECK(!tuner_, "AttentionSite::attach: this attention site already carries a '", tuner_->kind(),
-              "' tuner; detach it first");
-  const std::string name = tuner->kind();  // before the move: argument evaluation order is unspecified
-  tuner_ = register_module(name, std::move(tuner));
-}
+void AttentionSiteImpl::attach(KeyValueTunerPtr tuner) { attach_tuner(*this, tuner_, std::move(tuner), "AttentionSite"); }
 
-void AttentionSiteImpl::detach() {
-  if (!tuner_) return;
-  unregister_module(tuner_->kind());
-  tuner_.reset();
-}
+void AttentionSiteImpl::detach() { detach_tuner(*this, tuner_); }
 
 KeyValues AttentionSiteImpl::tune_key_values(KeyValues state) {
   if (!tuner_) return state;

@@ -7,19 +7,9 @@ ResidualSiteImpl::ResidualSiteImpl(int64_t features, std::string projection)
   TORCH_CHECK(features > 0, "ResidualSite: features must be positive, got ", features);
 }
 
-void ResidualSiteImpl::attach(SiteTunerPtr tuner) {
-  TORCH_CHECK(tuner, "ResidualSite::attach: null tuner");
-  TORCH_CHECK(!tuner_, "ResidualSite::attach: this residual site already carries a '", tuner_->kind(),
-              "' tuner; detach it first");
-  const std::string name = tuner->kind();  // before the move: argument evaluation order is unspecified
-  tuner_ = register_module(name, std::move(tuner));
-}
+void ResidualSiteImpl::attach(SiteTunerPtr tuner) { attach_tuner(*this, tuner_, std::move(tuner), "ResidualSite"); }
 
-void ResidualSiteImpl::detach() {
-  if (!tuner_) return;
-  unregister_module(tuner_->kind());
-  tuner_.reset();
-}
+void ResidualSiteImpl::detach() { detach_tuner(*this, tuner_); }
 
 double ResidualSiteImpl::tuning_flops_per_token() const { return tuner_ ? 8.0 * static_cast<double>(features_) : 0.0; }
 

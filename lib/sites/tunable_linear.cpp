@@ -51,21 +51,11 @@ torch::Tensor TunableLinearImpl::forward(const torch::Tensor& x) {
   return y;
 }
 
-void TunableLinearImpl::attach(SiteTunerPtr tuner) {
-  TORCH_CHECK(tuner, "TunableLinear::attach: null tuner");
-  if (tuner_) {
-    TORCH_CHECK(false, "TunableLinear::attach: this site already carries a '", tuner_->kind(),
-                "' tuner; detach it first");
-  }
-  const std::string name = tuner->kind();  // before the move: argument evaluation order is unspecified
-  tuner_ = register_module(name, std::move(tuner));
-}
+void TunableLinearImpl::attach(SiteTunerPtr tuner) { attach_tuner(*this, tuner_, std::move(tuner), "TunableLinear"); }
 
 void TunableLinearImpl::detach() {
-  if (!tuner_) return;
-  if (merged_) unmerge();
-  unregister_module(tuner_->kind());
-  tuner_.reset();
+  if (tuner_ && merged_) unmerge();
+  detach_tuner(*this, tuner_);
 }
 
 void TunableLinearImpl::merge() {

@@ -45,4 +45,23 @@ class TunerImpl : public torch::nn::Module {
 
 using TunerPtr = std::shared_ptr<TunerImpl>;
 
+/// What every site's attach does: registers `tuner` as `site`'s child module `tuner->kind()` and keeps it
+/// in `slot`. Refuses a null tuner and a second one; `site_kind` ("TunableLinear") names the site.
+template <typename Tuner>
+void attach_tuner(torch::nn::Module& site, std::shared_ptr<Tuner>& slot, std::shared_ptr<Tuner> tuner,
+                  const char* site_kind) {
+  TORCH_CHECK(tuner, site_kind, "::attach: null tuner");
+  TORCH_CHECK(!slot, site_kind, "::attach: this site already carries a '", slot->kind(), "' tuner; detach it first");
+  const std::string name = tuner->kind();  // before the move: argument evaluation order is unspecified
+  slot = site.register_module(name, std::move(tuner));
+}
+
+/// Unregisters the tuner in `slot` from `site` and clears `slot`; nothing without one.
+template <typename Tuner>
+void detach_tuner(torch::nn::Module& site, std::shared_ptr<Tuner>& slot) {
+  if (!slot) return;
+  site.unregister_module(slot->kind());
+  slot.reset();
+}
+
 }  // namespace capaboost

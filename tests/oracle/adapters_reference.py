@@ -19,12 +19,10 @@ import sys
 
 import adapters
 import torch
-import torch.nn.functional as F
 from adapters import DoubleSeqBnConfig, SeqBnConfig
 from transformers import AutoModelForSequenceClassification
 
-from oracle_common import save_tensors
-from peft_reference import batch, save_base
+from peft_reference import record_step, save_base
 
 ADAPTER_TENSORS = [(re.compile(r"^(.*)\.adapters\.[^.]+\.adapter_down\.0\.weight$"), "down"),
                    (re.compile(r"^(.*)\.adapters\.[^.]+\.adapter_down\.0\.bias$"), "down_bias"),
@@ -60,23 +58,9 @@ def reference(out_dir, config_name):
     adapters.init(model)
     model.add_adapter("capaboost", config=adapter_config(config_name))
     model.train_adapter("capaboost")
-    trainable = {name: p for name, p in model.named_parameters() if p.requires_grad}
-    with torch.no_grad():
-        for parameter in trainable.values():
-            parameter.copy_(0.2 * torch.randn(parameter.shape, generator=generator))
-    model.train()
-    ids, mask = batch(generator, vocab_size, [12, 9, 5, 3])
-    labels = torch.randint(0, 3, (ids.shape[0],), generator=generator)
-    logits = model(input_ids=ids, attention_mask=mask).logits
-    loss = F.cross_entropy(logits, labels)
-    loss.backward()
-    io = {"input_ids": ids, "attention_mask": mask, "labels": labels, "logits": logits, "loss": loss.reshape(1)}
-    for name, parameter in trainable.items():
-        io["grad." + neutral_name(name)] = parameter.grad
-    save_tensors(os.path.join(out_dir, "weights.safetensors"), {neutral_name(n): p for n, p in trainable.items()})
-    save_tensors(os.path.join(out_dir, "io.safetensors"), io)
-    print(f"adapters_reference {config_name} (adapters {adapters.__version__}): {len(trainable)} trainable tensors: "
-          + ", ".join(sorted(neutral_name(n) for n in trainable)))
+    names = record_step(out_dir, model, generator, vocab_size, neutral_name)
+    print(f"adapters_reference {config_name} (adapters {adapters.__version__}): {len(names)} trainable tensors: "
+          + ", ".join(names))
 
 
 def main():

@@ -86,11 +86,11 @@ def peft_config(method):
     sys.exit(f"unknown method {method!r}; choose lora, adalora or prefix")
 
 
-def layers(out_dir, method):
-    generator = torch.Generator().manual_seed(7)
-    base_dir = os.path.join(out_dir, "base")
-    vocab_size = save_base(base_dir, generator)
-    model = get_peft_model(AutoModelForSequenceClassification.from_pretrained(base_dir), peft_config(method))
+def record_step(out_dir, model, generator, vocab_size, neutral_name, extra_inputs=lambda ids: {}):
+    """Re-draws every trainable tensor of `model` (0.2 N(0, 1), so LoRA's B and AdaLoRA's E are non-zero),
+    takes one training-mode step on a padded batch with three-class labels and saves OUT_DIR/weights.safetensors
+    and OUT_DIR/io.safetensors as `layers` describes, by `neutral_name`s; returns those names, sorted.
+    `extra_inputs(ids)` adds keyword inputs of the forward pass."""
     trainable = {name: p for name, p in model.named_parameters() if p.requires_grad}
     with torch.no_grad():
         for parameter in trainable.values():
@@ -98,16 +98,7 @@ def layers(out_dir, method):
     model.train()
     ids, mask = batch(generator, vocab_size, [12, 9, 5, 3])
     labels = torch.randint(0, 3, (ids.shape[0],), generator=generator)
-    extra = {}
-    if method == "prefix":
-        # PEFT counts the prefix as past tokens: it shifts the real tokens' positions by its length (its
-        # _adjust_prompt_learning_kwargs adds num_virtual_tokens to given position_ids; without them,
-        # RoBERTa's embeddings add past_key_values_length). The suite's prefix, as adapter-transformers'
-        # that ProPETL used, leaves positions as they are without a prefix: given positions minus the
-        # prefix length make PEFT compute with those.
-        virtual = model.active_peft_config.num_virtual_tokens
-        extra["position_ids"] = create_position_ids_from_input_ids(ids, 1) - virtual
-    logits = model(input_ids=ids, attention_mask=mask, **extra).logits
+    logits = model(input_ids=ids, attention_mask=mask, **extra_inputs(ids)).logits
     loss = F.cross_entropy(logits, labels)
     loss.backward()
     io = {"input_ids": ids, "attention_mask": mask, "labels": labels, "logits": logits, "loss": loss.reshape(1)}
@@ -115,8 +106,28 @@ def layers(out_dir, method):
         io["grad." + neutral_name(name)] = parameter.grad
     save_tensors(os.path.join(out_dir, "weights.safetensors"), {neutral_name(n): p for n, p in trainable.items()})
     save_tensors(os.path.join(out_dir, "io.safetensors"), io)
-    print(f"peft_reference layers {method}: {len(trainable)} trainable tensors: "
-          + ", ".join(sorted(neutral_name(n) for n in trainable)))
+    return sorted(neutral_name(n) for n in trainable)
+
+
+def layers(out_dir, method):
+    generator = torch.Generator().manual_seed(7)
+    base_dir = os.path.join(out_dir, "base")
+    vocab_size = save_base(base_dir, generator)
+    model = get_peft_model(AutoModelForSequenceClassification.from_pretrained(base_dir), peft_config(method))
+
+    def extra_inputs(ids):
+        if method != "prefix":
+            return {}
+        # PEFT counts the prefix as past tokens: it shifts the real tokens' positions by its length (its
+        # _adjust_prompt_learning_kwargs adds num_virtual_tokens to given position_ids; without them,
+        # RoBERTa's embeddings add past_key_values_length). The suite's prefix, as adapter-transformers'
+        # that ProPETL used, leaves positions as they are without a prefix: given positions minus the
+        # prefix length make PEFT compute with those.
+        virtual = model.active_peft_config.num_virtual_tokens
+        return {"position_ids": create_position_ids_from_input_ids(ids, 1) - virtual}
+
+    names = record_step(out_dir, model, generator, vocab_size, neutral_name, extra_inputs)
+    print(f"peft_reference layers {method}: {len(names)} trainable tensors: " + ", ".join(names))
 
 
 class OneLinear(torch.nn.Module):

@@ -14,7 +14,7 @@ using capaboost::testing::read_text;
 using capaboost::testing::TempDir;
 using namespace capaboost::testing::program;
 
-TEST_CASE("--seeds runs, counts and refuses by seed, and the other seeds' records are not stale", "[harness][process]") {
+TEST_CASE("a sweep kept to some seeds (--seeds) runs, counts and refuses by seed; the other seeds' records are not stale", "[harness][process]") {
   TempDir dir;
   const auto spec = write_theorem1_spec(dir.path(), 8, 2, 2, "[42, 43, 44]");  // ranks 1, 2 × three seeds
   const auto results = dir.path() / "results";

@@ -16,18 +16,14 @@
 
 #include <catch2/catch.hpp>
 
-#include <iostream>
 #include <map>
 #include <string>
 
-#include "backbones/backbone_registry.h"
-#include "checkpoint/safetensors.h"
+#include "lib/peft/oracle_step_parity.h"
 #include "peft/adapter.h"
-#include "peft/method_registry.h"
 #include "sites/site_registry.h"
 #include "support/oracle_python.h"
 #include "support/temp_dir.h"
-#include "train/trainable_selection.h"
 
 using namespace capaboost;
 
@@ -61,65 +57,13 @@ std::map<std::string, torch::Tensor> adapter_tensors_by_oracle_name(TaskModelImp
 }
 
 /// The library's `configuration` (an adapters_reference.py one) against the suite's `adapter` method with
-/// `config`: the same trainable tensors, logits, loss and gradients; prints the largest differences.
+/// `config`: the same trainable tensors, logits, loss and gradients (lib/peft/oracle_step_parity.h).
 void check_against_adapters(const std::string& configuration, const nlohmann::json& config) {
   capaboost::testing::TempDir dir;
   capaboost::testing::run_oracle("adapters_reference.py", {dir.path().string(), configuration});
-
-  Backbone backbone = load_checkpoint(dir.file("base"), TaskHead{TaskHead::Kind::kSequenceClassification, 3});
-  TaskModelImpl& model = *backbone.model;
-  const MethodSpec& spec = find_method("adapter");
-  spec.attach(model, resolve_or_throw(spec.parameters, config, "method adapter"));
-  select_trainable_parameters(model, spec.trains_backbone_parameter, model.head_prefixes());
-
-  const SafetensorsFile weights(dir.file("weights.safetensors"));
-  const auto ours = adapter_tensors_by_oracle_name(model);
-  std::vector<std::string> names;
-  for (const auto& [name, tensor] : ours) names.push_back(name);
-  CHECK(names == weights.names());  // the same adapters at the same blocks, and the head
-  int64_t trainable = 0;
-  for (const auto& parameter : model.parameters()) trainable += parameter.requires_grad() ? 1 : 0;
-  CHECK(trainable == static_cast<int64_t>(ours.size()));
-  {
-    torch::NoGradGuard no_grad;
-    for (const auto& [name, tensor] : ours) {
-      INFO("tensor " << name);
-      REQUIRE(weights.contains(name));
-      REQUIRE(weights.tensor(name).sizes() == tensor.sizes());
-      tensor.copy_(weights.tensor(name));
-    }
-  }
-
-  const SafetensorsFile io(dir.file("io.safetensors"));
-  Batch batch;
-  batch.inputs = {{"input_ids", io.tensor("input_ids")}, {"attention_mask", io.tensor("attention_mask")}};
-  batch.labels = io.tensor("labels");
-  batch.examples = batch.labels.size(0);
-  model.train();
-  const torch::Tensor logits = model.forward_batch(batch);
-  const torch::Tensor loss = model.batch_loss(logits, batch);
-  loss.backward();
-
-  const auto difference = [](const torch::Tensor& a, const torch::Tensor& b) {
-    return (a.detach().to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
-  };
-  REQUIRE(logits.sizes() == io.tensor("logits").sizes());
-  const double logits_difference = difference(logits, io.tensor("logits"));
-  CHECK(logits_difference <= kAdaptersTolerance);
-  CHECK(difference(loss.reshape({1}), io.tensor("loss")) <= kAdaptersTolerance);
-  double largest = 0;
-  for (const auto& [name, tensor] : ours) {
-    INFO("gradient of " << name);
-    REQUIRE(tensor.grad().defined());
-    const auto expected = io.tensor("grad." + name);
-    REQUIRE(tensor.grad().sizes() == expected.sizes());
-    CHECK(expected.abs().max().item<double>() > 0);  // every tensor takes part in the library's computation
-    const double gradient_difference = difference(tensor.grad(), expected);
-    CHECK(gradient_difference <= kAdaptersTolerance);
-    largest = std::max(largest, gradient_difference);
-  }
-  std::cout << "oracle parity adapters " << configuration << ": max |ours - adapters| logits " << logits_difference
-            << ", gradients " << largest << " over " << ours.size() << " trainable tensors\n";
+  Backbone backbone = capaboost::testing::load_with_method(dir.file("base"), "adapter", config);
+  capaboost::testing::check_step_parity(*backbone.model, adapter_tensors_by_oracle_name(*backbone.model),
+                                        dir.path().string(), "adapters " + configuration, kAdaptersTolerance);
 }
 
 }  // namespace

@@ -30,13 +30,13 @@
 
 #include "backbones/backbone_registry.h"
 #include "checkpoint/safetensors.h"
+#include "lib/peft/oracle_step_parity.h"
 #include "peft/adalora.h"
 #include "peft/lora.h"
 #include "peft/method_registry.h"
 #include "sites/site_registry.h"
 #include "support/oracle_python.h"
 #include "support/temp_dir.h"
-#include "train/trainable_selection.h"
 
 using namespace capaboost;
 
@@ -74,66 +74,13 @@ std::map<std::string, torch::Tensor> trainables_by_oracle_name(TaskModelImpl& mo
 }
 
 /// PEFT's `method` (a peft_reference.py method) against the suite's `method_name` with `config`: the
-/// same logits, loss and gradients; prints the largest differences.
+/// same logits, loss and gradients (lib/peft/oracle_step_parity.h).
 void check_against_peft(const std::string& method, const std::string& method_name, const nlohmann::json& config) {
   capaboost::testing::TempDir dir;
   capaboost::testing::run_oracle("peft_reference.py", {"layers", dir.path().string(), method});
-
-  Backbone backbone = load_checkpoint(dir.file("base"), TaskHead{TaskHead::Kind::kSequenceClassification, 3});
-  TaskModelImpl& model = *backbone.model;
-  const MethodSpec& spec = find_method(method_name);
-  spec.attach(model, resolve_or_throw(spec.parameters, config, "method " + method_name));
-  select_trainable_parameters(model, spec.trains_backbone_parameter, model.head_prefixes());
-
-  // PEFT's values for every trainable tensor, and nothing trainable left out.
-  const SafetensorsFile weights(dir.file("weights.safetensors"));
-  const auto ours = trainables_by_oracle_name(model);
-  std::vector<std::string> names;
-  for (const auto& [name, tensor] : ours) names.push_back(name);
-  CHECK(names == weights.names());
-  int64_t trainable = 0;
-  for (const auto& parameter : model.parameters()) trainable += parameter.requires_grad() ? 1 : 0;
-  CHECK(trainable == static_cast<int64_t>(ours.size()));
-  {
-    torch::NoGradGuard no_grad;
-    for (const auto& [name, tensor] : ours) {
-      INFO("tensor " << name);
-      REQUIRE(weights.contains(name));
-      REQUIRE(weights.tensor(name).sizes() == tensor.sizes());
-      tensor.copy_(weights.tensor(name));
-    }
-  }
-
-  const SafetensorsFile io(dir.file("io.safetensors"));
-  Batch batch;
-  batch.inputs = {{"input_ids", io.tensor("input_ids")}, {"attention_mask", io.tensor("attention_mask")}};
-  batch.labels = io.tensor("labels");
-  batch.examples = batch.labels.size(0);
-  model.train();
-  const torch::Tensor logits = model.forward_batch(batch);
-  const torch::Tensor loss = model.batch_loss(logits, batch);
-  loss.backward();
-
-  const auto difference = [](const torch::Tensor& a, const torch::Tensor& b) {
-    return (a.detach().to(torch::kFloat64) - b.to(torch::kFloat64)).abs().max().item<double>();
-  };
-  REQUIRE(logits.sizes() == io.tensor("logits").sizes());
-  const double logits_difference = difference(logits, io.tensor("logits"));
-  CHECK(logits_difference <= kPeftTolerance);
-  CHECK(difference(loss.reshape({1}), io.tensor("loss")) <= kPeftTolerance);
-  double largest = 0;
-  for (const auto& [name, tensor] : ours) {
-    INFO("gradient of " << name);
-    REQUIRE(tensor.grad().defined());
-    const auto expected = io.tensor("grad." + name);
-    REQUIRE(tensor.grad().sizes() == expected.sizes());
-    CHECK(expected.abs().max().item<double>() > 0);  // every tensor takes part in PEFT's computation
-    const double gradient_difference = difference(tensor.grad(), expected);
-    CHECK(gradient_difference <= kPeftTolerance);
-    largest = std::max(largest, gradient_difference);
-  }
-  std::cout << "oracle parity PEFT " << method << ": max |ours - PEFT| logits " << logits_difference << ", gradients "
-            << largest << " over " << ours.size() << " trainable tensors\n";
+  Backbone backbone = capaboost::testing::load_with_method(dir.file("base"), method_name, config);
+  capaboost::testing::check_step_parity(*backbone.model, trainables_by_oracle_name(*backbone.model), dir.path().string(),
+                                        "PEFT " + method, kPeftTolerance);
 }
 
 }  // namespace
