@@ -48,11 +48,7 @@ std::map<std::string, torch::Tensor> adapter_tensors_by_oracle_name(TaskModelImp
     named[block + ".adapter.up"] = adapter->up;
     named[block + ".adapter.up_bias"] = adapter->up_bias;
   }
-  for (const auto& item : model.named_parameters()) {
-    for (const auto& prefix : model.head_prefixes()) {
-      if (item.key().rfind(prefix, 0) == 0) named[item.key()] = item.value();
-    }
-  }
+  named.merge(capaboost::testing::head_tensors(model));
   return named;
 }
 

@@ -32,6 +32,18 @@ inline Backbone load_with_method(const std::string& base, const std::string& met
   return backbone;
 }
 
+/// The task head's parameters by their own names (the oracles train the head too: PEFT as
+/// modules_to_save, adapters as the part train_adapter leaves trainable).
+inline std::map<std::string, torch::Tensor> head_tensors(TaskModelImpl& model) {
+  std::map<std::string, torch::Tensor> named;
+  for (const auto& item : model.named_parameters()) {
+    for (const auto& prefix : model.head_prefixes()) {
+      if (item.key().rfind(prefix, 0) == 0) named[item.key()] = item.value();
+    }
+  }
+  return named;
+}
+
 /// `ours` (every trainable tensor of `model`, by the oracle's names) takes the values of `dir`'s
 /// weights.safetensors; one training step on its batch must match the oracle's logits, loss and every
 /// gradient within `tolerance`. Prints "oracle parity <label>: …" with the largest differences.

@@ -65,11 +65,7 @@ std::map<std::string, torch::Tensor> trainables_by_oracle_name(TaskModelImpl& mo
       }
     }
   }
-  for (const auto& item : model.named_parameters()) {
-    for (const auto& prefix : model.head_prefixes()) {
-      if (item.key().rfind(prefix, 0) == 0) named[item.key()] = item.value();
-    }
-  }
+  named.merge(capaboost::testing::head_tensors(model));
   return named;
 }
 
