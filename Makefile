@@ -5,6 +5,7 @@
 #   make reproduce-table-N   run and report experiments/tableN_*.yaml (PROFILE=cpu|mini|smoke|paper)
 #   make curate-table-N      copy table N's report into results/<profile>/<spec>/ (committed)
 #   make curate-figures      the same for every figure spec
+#   make restore-records     the curated folders' run records (records.tar.xz) into results/runs/, to extend a sweep
 #   make figures             every spec with a figure (PDF + PNG; PROFILE=…)
 #   make reproduce-appendix-NAME  an unnumbered appendix table (nm_sparsity, regularization_baselines)
 #   make reproduce-theorem-1 the Monte Carlo check of Theorem 1
@@ -218,8 +219,11 @@ reproduce-table-%: program profile-deps
 # runs into results/<profile>/<spec>/, with a README saying how and from which runs, and run_keys.txt,
 # the keys of those runs: tests/harness/curated_outputs_test.cpp fails when the current code would plan
 # other keys (a default, a recipe or the code version changed), so a committed table never silently
-# predates the code that claims it. Then the gallery, results/README.md, is written again so the page
-# shows the new folder (`capaboost gallery`, harness/report/gallery.h).
+# predates the code that claims it. records.tar.xz keeps those runs' JSON records beside them (records
+# live in the ignored results/runs/ of the machine that ran them): `make restore-records` brings them back
+# on another machine, so it can re-render the folder or extend its sweep without re-running anything.
+# Then the gallery, results/README.md, is written again so the page shows the new folder (`capaboost
+# gallery`, harness/report/gallery.h).
 # $(call curate,SPEC,COMMANDS THAT MAKE IT) — a shell fragment.
 define curate
 out=$(RESULTS)/$(PROFILE)/$$(basename $(1) .yaml); \
@@ -229,8 +233,17 @@ $(CAPABOOST) report $(1) --profile $(PROFILE) --results $(RESULTS) --out $$out &
   echo "\`$(2)\`."; echo; \
   echo '```'; $(CAPABOOST) status $(1) --profile $(PROFILE) --results $(RESULTS); echo '```'; } > $$out/README.md && \
 $(CAPABOOST) plan $(1) --profile $(PROFILE) --results $(RESULTS) | awk 'length($$1) == 12 && $$1 ~ /^[0-9a-f]+$$/ {print $$1}' | sort > $$out/run_keys.txt && \
+harness/scripts/records_archive.sh pack $$out $(RESULTS) && \
 $(CAPABOOST) gallery --results $(RESULTS)
 endef
+
+# The records of every curated folder (their records.tar.xz) into $(RESULTS)/runs/, never over a record
+# this machine has; then the index. `make run` and the reproduce targets then skip those runs: use it to
+# extend a committed sweep, not to measure the machine.
+.PHONY: restore-records
+restore-records: program
+	harness/scripts/records_archive.sh restore $(RESULTS) $(wildcard $(RESULTS)/*/*/)
+	$(CAPABOOST) reindex --results $(RESULTS)
 
 # The gallery alone: results/README.md from the curated folders as they are (every curate-… target also
 # writes it). gallery-preview renders it to HTML and a headless-browser screenshot under

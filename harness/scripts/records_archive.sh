@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The run records behind a curated folder, kept beside it so that another machine can re-render the folder
+# or extend its sweep without re-running what was measured (records live in the ignored results/runs/ of
+# the machine that ran them; a session on a new machine finds none).
+#
+#   records_archive.sh pack FOLDER RESULTS     FOLDER/records.tar.xz from RESULTS/runs/: the JSON record of
+#                                              every key in FOLDER/run_keys.txt that has one (tuned weights
+#                                              stay out: up to 90 MB a run)
+#   records_archive.sh restore RESULTS FOLDER…  every FOLDER/records.tar.xz into RESULTS/runs/, never over a
+#                                              record already there; then `capaboost reindex` is needed
+#
+# The archive is byte-stable for the same records (sorted names, fixed owner and times), so re-curating an
+# unchanged folder leaves git with nothing to commit.
+set -euo pipefail
+
+usage() {
+  echo "usage: $0 pack FOLDER RESULTS | restore RESULTS FOLDER..." >&2
+  exit 2
+}
+
+pack() {
+  local folder=$1 results=$2
+  local keys="$folder/run_keys.txt" runs="$results/runs"
+  [[ -f $keys ]] || { echo "records_archive: $keys is missing; curate the folder first (make curate-…)" >&2; exit 1; }
+  [[ -d $runs ]] || { echo "records_archive: $runs is missing; --results/RESULTS must name the folder the runs were recorded in" >&2; exit 1; }
+  local names=() key matches
+  while read -r key _; do
+    [[ $key =~ ^[0-9a-f]{12}$ ]] || continue
+    shopt -s nullglob
+    matches=("$runs/$key"*.json)
+    shopt -u nullglob
+    # A key prefix of 12 hex digits names one record; two would be a collision worth hearing about.
+    ((${#matches[@]} <= 1)) || { echo "records_archive: ${#matches[@]} records in $runs start with $key" >&2; exit 1; }
+    ((${#matches[@]} == 1)) && names+=("$(basename "${matches[0]}")")
+  done < "$keys"
+  if ((${#names[@]} == 0)); then
+    rm -f "$folder/records.tar.xz"
+    echo "records_archive: none of $keys's runs has a record in $runs; no archive written"
+    return
+  fi
+  local tmp
+  tmp=$(mktemp "$folder/records.tar.xz.tmp.XXXXXX")
+  printf '%s\n' "${names[@]}" | sort |
+    tar -C "$runs" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - --files-from=- |
+    xz -9 -T1 > "$tmp"
+  mv "$tmp" "$folder/records.tar.xz"
+  echo "records_archive: $folder/records.tar.xz holds ${#names[@]} records of $(grep -cE '^[0-9a-f]{12}' "$keys") planned runs"
+}
+
+restore() {
+  local results=$1
+  shift
+  mkdir -p "$results/runs"
+  local folder archive before after
+  for folder in "$@"; do
+    archive="$folder/records.tar.xz"
+    [[ -f $archive ]] || continue
+    before=$(find "$results/runs" -maxdepth 1 -name '*.json' | wc -l)
+    # --skip-old-files: a record this machine made (perhaps a rerun) wins over the archived one.
+    xz -dc "$archive" | tar -C "$results/runs" --skip-old-files -xf - ||
+      { echo "records_archive: $archive is not a readable tar.xz; restore it from git (git checkout -- $archive)" >&2; exit 1; }
+    after=$(find "$results/runs" -maxdepth 1 -name '*.json' | wc -l)
+    echo "records_archive: $archive: $((after - before)) records added to $results/runs"
+  done
+}
+
+(($# >= 2)) || usage
+case $1 in
+  pack) (($# == 3)) || usage; pack "$2" "$3" ;;
+  restore) shift; restore "$@" ;;
+  *) usage ;;
+esac
