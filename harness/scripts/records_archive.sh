@@ -43,6 +43,7 @@ pack() {
   printf '%s\n' "${names[@]}" | sort |
     tar -C "$runs" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - --files-from=- |
     xz -9 -T1 > "$tmp"
+  chmod 644 "$tmp"  # mktemp's 0600 is for a scratch file, not a committed one
   mv "$tmp" "$folder/records.tar.xz"
   echo "records_archive: $folder/records.tar.xz holds ${#names[@]} records of $(grep -cE '^[0-9a-f]{12}' "$keys") planned runs"
 }
