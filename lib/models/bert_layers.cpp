@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/batched_matmul.h"
+#include "models/masked_softmax_dropout.h"
 #include "runtime/autocast_input.h"
 
 namespace capaboost {
@@ -148,8 +149,7 @@ std::pair<torch::Tensor, torch::Tensor> BertSelfAttentionImpl::forward(const tor
     if (added > 0) relative = torch::constant_pad_nd(relative, {added, 0});
     scores = scores + relative;
   }
-  if (kv.mask.defined()) scores = scores + kv.mask;  // (B, H, Tq, T')
-  auto probs = dropout->forward(torch::softmax(scores, -1));
+  auto probs = attention_probabilities(scores, kv.mask, *dropout);  // (B, H, Tq, T')
   auto context = batched_matmul(probs, kv.values);  // (B, H, Tq, d)
   return {context.permute({0, 2, 1, 3}).reshape({batch, queries, num_heads * head_size}),
           probs};  // (B, Tq, C)

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "models/batched_matmul.h"
+#include "models/masked_softmax_dropout.h"
 #include "models/classification_loss.h"
 #include "runtime/autocast_input.h"
 
@@ -115,8 +116,7 @@ std::pair<torch::Tensor, torch::Tensor> VitSelfAttentionImpl::forward(const torc
   // No padding in images: the mask is undefined unless a key-value tuner adds positions with one.
   const KeyValues kv = tune_key_values({heads(key->forward(input)), heads(value->forward(input)), torch::Tensor()});
   auto scores = batched_matmul(q, kv.keys.transpose(-1, -2), 1.0 / std::sqrt(static_cast<double>(head_size)));
-  if (kv.mask.defined()) scores = scores + kv.mask;  // (B, H, T, T')
-  auto probs = dropout->forward(torch::softmax(scores, -1));
+  auto probs = attention_probabilities(scores, kv.mask, *dropout);  // (B, H, T, T')
   auto context = batched_matmul(probs, kv.values);  // (B, H, T, d)
   return {context.permute({0, 2, 1, 3}).reshape({batch, tokens, num_heads * head_size}), probs};
 }

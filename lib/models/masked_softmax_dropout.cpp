@@ -1,0 +1,176 @@
+#include "models/masked_softmax_dropout.h"
+
+#include <ATen/Parallel.h>
+#include <ATen/record_function.h>
+
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "models/dropout_mask.h"
+#include "models/parallel_dropout.h"
+#include "runtime/autocast_compat.h"
+
+namespace capaboost {
+namespace {
+
+// As in models/dropout_residual_layer_norm.cpp: the row kernels are compiled for AVX-512 and for the
+// build's generic x86-64, the loader picks the clone; sums and maxima are `omp simd` reductions (the file
+// is compiled with OpenMP, lib/CMakeLists.txt).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CAPABOOST_SOFTMAX_KERNEL __attribute__((target_clones("avx512f", "default")))
+#else
+#define CAPABOOST_SOFTMAX_KERNEL
+#endif
+
+// e^v for v ≤ 0 (a row's scores less their maximum), written so the compiler vectorises it: std::exp
+// is a library call per element. Cephes' expf: v = n·ln 2 + r with |r| ≤ ln 2 / 2 (n rounded by adding
+// 1.5·2²³, ln 2 in two parts so n·ln 2 is exact), e^r by its degree-7 polynomial, 2ⁿ built in the
+// exponent bits; within 2 ulp of e^v. Below −87 (under 2⁻¹²⁵, next to a row maximum's e⁰ = 1) it
+// returns 0, as e^v rounds to in the row's sum; masked positions (−3.4e38) land there.
+inline float exp_of_nonpositive(float v) {
+  constexpr float kLog2e = 1.44269504088896341f, kRound = 12582912.0f;
+  constexpr float kLn2High = 0.693359375f, kLn2Low = -2.12194440e-4f;
+  const float clamped = v < -87.0f ? -87.0f : v;
+  const float n = (clamped * kLog2e + kRound) - kRound;
+  const float r = clamped - n * kLn2High - n * kLn2Low;
+  float q = 1.9875691500e-4f;
+  q = q * r + 1.3981999507e-3f;
+  q = q * r + 8.3334519073e-3f;
+  q = q * r + 4.1665795894e-2f;
+  q = q * r + 1.6666665459e-1f;
+  q = q * r + 5.0000001201e-1f;
+  const float e_r = q * r * r + r + 1.0f;
+  const int32_t exponent_bits = (static_cast<int32_t>(n) + 127) << 23;
+  float two_to_n;
+  std::memcpy(&two_to_n, &exponent_bits, sizeof(two_to_n));
+  return v < -87.0f ? 0.0f : e_r * two_to_n;
+}
+
+// y = softmax(x + mask) over one row of L (mask null: softmax(x)); the maximum is subtracted first, as
+// torch::softmax does.
+CAPABOOST_SOFTMAX_KERNEL void softmax_row(const float* x, const float* mask, float* y, int64_t L) {
+  float top = -std::numeric_limits<float>::infinity();
+  if (mask != nullptr) {
+#pragma omp simd reduction(max : top)
+    for (int64_t j = 0; j < L; ++j) {
+      y[j] = x[j] + mask[j];
+      top = y[j] > top ? y[j] : top;
+    }
+  } else {
+#pragma omp simd reduction(max : top)
+    for (int64_t j = 0; j < L; ++j) {
+      y[j] = x[j];
+      top = y[j] > top ? y[j] : top;
+    }
+  }
+  float total = 0;
+#pragma omp simd reduction(+ : total)
+  for (int64_t j = 0; j < L; ++j) {
+    y[j] = exp_of_nonpositive(y[j] - top);
+    total += y[j];
+  }
+  const float inverse = 1.0f / total;
+#pragma omp simd
+  for (int64_t j = 0; j < L; ++j) y[j] *= inverse;
+}
+
+// One row: from g, the gradient of softmax's output, the gradient of its input y · (g − Σ g·y) into
+// `grad` (which may be g itself).
+CAPABOOST_SOFTMAX_KERNEL void softmax_backward_row(const float* y, const float* g, float* grad, int64_t L) {
+  float dot = 0;
+#pragma omp simd reduction(+ : dot)
+  for (int64_t j = 0; j < L; ++j) dot += g[j] * y[j];
+#pragma omp simd
+  for (int64_t j = 0; j < L; ++j) grad[j] = y[j] * (g[j] - dot);
+}
+
+class MaskedSoftmaxDropout : public torch::autograd::Function<MaskedSoftmaxDropout> {
+ public:
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& scores,
+                               const torch::Tensor& mask, double p, int64_t seed) {
+    RECORD_FUNCTION("capaboost::masked_softmax_dropout", std::vector<c10::IValue>());
+    const auto x = scores.contiguous();                                 // (B, H, Tq, T)
+    const auto m = mask.numel() > 0 ? mask.contiguous() : torch::Tensor();  // (B, 1, 1, T) or none
+    const int64_t L = x.size(3), N = x.numel() / L, rows_per_batch = x.size(1) * x.size(2);
+    auto probs = torch::empty_like(x);  // softmax, kept for backward
+    auto out = p > 0 ? torch::empty_like(x) : probs;
+    const float* xp = x.data_ptr<float>();
+    const float* mp = m.defined() ? m.data_ptr<float>() : nullptr;
+    float* yp = probs.data_ptr<float>();
+    float* op = out.data_ptr<float>();
+    const uint64_t threshold = dropout_threshold(p);
+    const auto scale = static_cast<float>(1.0 / (1.0 - p));
+    at::parallel_for(0, N, /*grain_size=*/64, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        softmax_row(xp + row * L, mp != nullptr ? mp + (row / rows_per_batch) * L : nullptr, yp + row * L, L);
+        if (p > 0) apply_dropout_mask(yp + row * L, op + row * L, row * L, L, static_cast<uint64_t>(seed), threshold, scale);
+      }
+    });
+    ctx->save_for_backward({probs});
+    ctx->saved_data["p"] = p;
+    ctx->saved_data["seed"] = seed;
+    return out;
+  }
+
+  static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                               torch::autograd::tensor_list grads) {
+    RECORD_FUNCTION("capaboost::masked_softmax_dropout_backward", std::vector<c10::IValue>());
+    const auto probs = ctx->get_saved_variables()[0];  // (B, H, Tq, T)
+    const auto grad_out = grads[0].contiguous();
+    const double p = ctx->saved_data["p"].toDouble();
+    const auto seed = static_cast<uint64_t>(ctx->saved_data["seed"].toInt());
+    const int64_t L = probs.size(3), N = probs.numel() / L;
+    auto grad_scores = torch::empty_like(grad_out);
+    const float* gp = grad_out.data_ptr<float>();
+    const float* yp = probs.data_ptr<float>();
+    float* sp = grad_scores.data_ptr<float>();
+    const uint64_t threshold = dropout_threshold(p);
+    const auto scale = static_cast<float>(1.0 / (1.0 - p));
+    at::parallel_for(0, N, /*grain_size=*/64, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        // The dropout's backward is its mask again (same seed), then softmax's backward in place.
+        if (p > 0) apply_dropout_mask(gp + row * L, sp + row * L, row * L, L, seed, threshold, scale);
+        softmax_backward_row(yp + row * L, p > 0 ? sp + row * L : gp + row * L, sp + row * L, L);
+      }
+    });
+    return {grad_scores, torch::Tensor(), torch::Tensor(), torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+bool masked_softmax_dropout_applies(const torch::Tensor& scores, const torch::Tensor& mask) {
+  const auto is_cpu_float = [](const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == torch::kFloat; };
+  if (runtime::autocast_enabled(c10::DeviceType::CPU) || !scores.defined() || !is_cpu_float(scores) ||
+      scores.dim() != 4 || scores.numel() == 0) {
+    return false;
+  }
+  if (!mask.defined()) return true;
+  return is_cpu_float(mask) && !mask.requires_grad() && mask.dim() == 4 && mask.size(0) == scores.size(0) &&
+         mask.size(1) == 1 && mask.size(2) == 1 && mask.size(3) == scores.size(3);
+}
+
+torch::Tensor masked_softmax_dropout(const torch::Tensor& scores, const torch::Tensor& mask, double p, uint64_t seed) {
+  TORCH_CHECK(p >= 0.0 && p < 1.0, "masked_softmax_dropout: p must be in [0, 1), got ", p);
+  TORCH_CHECK(masked_softmax_dropout_applies(scores, mask),
+              "masked_softmax_dropout: needs float32 CPU scores (B, H, Tq, T) and an undefined or (B, 1, 1, T) "
+              "float32 mask without gradient; got scores ",
+              scores.sizes(), " and mask ", mask.defined() ? mask.sizes() : c10::IntArrayRef{},
+              " (check masked_softmax_dropout_applies first)");
+  // The seed travels through autograd's saved data as an int64; the bit pattern is what matters. Autograd
+  // functions take no undefined tensors: "no mask" crosses as an empty one.
+  return MaskedSoftmaxDropout::apply(scores, mask.defined() ? mask : torch::empty({0}), p, static_cast<int64_t>(seed));
+}
+
+torch::Tensor attention_probabilities(const torch::Tensor& scores, const torch::Tensor& mask, ParallelDropoutImpl& dropout) {
+  if (!masked_softmax_dropout_applies(scores, mask)) {
+    return dropout.forward(torch::softmax(mask.defined() ? scores + mask : scores, -1));
+  }
+  const bool drop = dropout.is_training() && dropout.options.p() > 0;
+  // The same seed draw ParallelDropout makes: the run's later masks stay where they were.
+  const uint64_t seed = drop ? next_dropout_seed() : 0;
+  return masked_softmax_dropout(scores, mask, drop ? dropout.options.p() : 0.0, seed);
+}
+
+}  // namespace capaboost
