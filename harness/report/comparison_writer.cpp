@@ -45,6 +45,18 @@ std::string measurement(const ComparisonResult& result, int decimals) {
                      means.size(), n, margin);
 }
 
+// The t multiplier the intervals below use, for the most seeds any line pairs ("t = 4.30 at n = 3"); a
+// first look at one seed (`make run --seeds 42`) has no interval yet, and says so.
+std::string t_multiplier_note(const std::vector<ComparisonResult>& results) {
+  size_t most = 0;
+  for (const auto& result : results) {
+    for (const auto& d : result.differences) most = std::max(most, d.seeds.size());
+    if (result.average) most = std::max(most, result.average->seeds.size());
+  }
+  if (most < 2) return "one seed so far: no interval until a second seed is run";
+  return fmt::format("wide for few seeds: t = {:.2f} at n = {}", t_quantile_975(static_cast<int>(most) - 1), most);
+}
+
 }  // namespace
 
 std::string render_comparisons_markdown(const std::vector<ComparisonResult>& results, const std::string& column_key,
@@ -52,10 +64,10 @@ std::string render_comparisons_markdown(const std::vector<ComparisonResult>& res
   if (results.empty()) return "";
   // A row in italics: the two rows' means over the columns (report/average_column.h).
   const bool averages = std::any_of(results.begin(), results.end(), [](const auto& r) { return r.average.has_value(); });
-  std::string out =
+  std::string out = fmt::format(
       "\n## Paired differences\n\nA − B over the seeds both were run with (same data order, same masks), with a 95% "
-      "Student-t interval (wide for few seeds: t = 4.30 at n = 3); an interval that excludes 0 is a gap beyond seed "
-      "noise.";
+      "Student-t interval ({}); an interval that excludes 0 is a gap beyond seed noise.",
+      t_multiplier_note(results));
   if (averages) {
     out += " A row in italics compares the two rows' means over the columns (the paper's average column): it "
            "restates the columns, so no verdict counts it.";
