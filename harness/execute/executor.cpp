@@ -9,6 +9,8 @@
 #include "util/setup_error.h"
 
 #include <fmt/format.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <torch/torch.h>
 #include <unistd.h>
@@ -48,9 +50,16 @@ bool run_workers(const ExecuteOptions& options) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = std::max(1, cores / options.jobs);
   std::vector<pid_t> children;
+  const pid_t parent = getpid();
   for (int worker = 0; worker < options.jobs; ++worker) {
     const pid_t pid = fork();
     if (pid == 0) {
+      // A worker does not outlive the sweep that started it: a parent stopped by SIGTERM or SIGINT
+      // (timeout(1), a cancelled job, `kill`) used to leave its workers claiming and running the rest of
+      // the sweep. Now they get SIGTERM; their runs in progress are lost, as the parent's own would be,
+      // and every finished record stays. The flag survives execv; a parent gone before it was set is
+      // caught by the second check.
+      if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(128 + SIGTERM);
       std::vector<std::string> args{options.self_exe};
       args.insert(args.end(), options.worker_args.begin(), options.worker_args.end());
       args.push_back(fmt::format("--worker={}/{}", worker, options.jobs));

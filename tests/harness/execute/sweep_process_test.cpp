@@ -297,6 +297,39 @@ TEST_CASE("twenty SIGKILLs of a parallel sweep at random moments lose no finishe
   CHECK(indexed_rows(results / "index.sqlite") == static_cast<size_t>(kRuns));
 }
 
+TEST_CASE("a sweep's parent stopped with SIGTERM takes its workers with it; the rerun completes the sweep",
+          "[harness][process][claims]") {
+  TempDir dir;
+  // 400 runs of ~20 ms: both workers are mid-sweep when the first record appears.
+  const auto spec = write_theorem1_spec(dir.path(), 160, 16, 200, "[42, 43]").string();
+  const auto results = dir.path() / "results";
+  const auto log = dir.path() / "stopped.log";
+  const pid_t sweep = start_group({"run", spec, "--profile", "paper", "--results", results.string(), "--jobs", "2"}, log);
+  const auto started = std::chrono::steady_clock::now();
+  while (count_records(results / "runs") == 0 && std::chrono::steady_clock::now() - started < std::chrono::seconds(60)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ::kill(sweep, SIGTERM);  // the parent alone, as timeout(1) or a scheduler's cancel sends it
+  int status = 0;
+  waitpid(sweep, &status, 0);
+  // The workers share the parent's process group: it empties once they have stopped too.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (::kill(-sweep, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const bool workers_left = ::kill(-sweep, 0) == 0;
+  if (workers_left) kill_group(sweep);
+  INFO(read_text(log));
+  CHECK_FALSE(workers_left);
+  const size_t recorded = count_records(results / "runs");
+  REQUIRE(recorded < 400);  // otherwise the sweep ended before the signal: make it bigger
+  REQUIRE(run_capaboost({"run", spec, "--profile", "paper", "--results", results.string(), "--jobs", "2"},
+                        dir.path() / "rerun.log") == 0);
+  CHECK_THAT(read_text(dir.path() / "rerun.log"),
+             Catch::Contains(std::to_string(400 - recorded) + " run, 0 failed, " + std::to_string(recorded) +
+                             " already recorded"));
+}
+
 TEST_CASE("a full disk stops the sweep with the fix, keeps every record whole, and the rerun completes it",
           "[harness][process][disk]") {
   TempDir dir;
