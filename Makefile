@@ -267,11 +267,13 @@ curate-table-%: program
 	if [ -z "$$spec" ]; then echo "no spec for table $* yet (experiments/table$*_*.yaml)"; exit 2; fi; \
 	$(call curate,$$spec,make reproduce-table-$* PROFILE=$(PROFILE) && make curate-table-$* PROFILE=$(PROFILE))
 
-# The figures' reports (after make figures on the same profile); a spec with no runs yet is skipped.
+# The figures' reports (after make figures on the same profile); a spec with no runs yet, or without the
+# profile, is skipped.
 curate-figures: program
 	@for spec in $(FIGURE_SPECS); do \
-	  if $(CAPABOOST) status $$spec --profile $(PROFILE) --results $(RESULTS) | grep -q ': 0 ok'; then \
-	    echo "curate-figures: $$spec has no finished runs on $(PROFILE); skipped"; continue; fi; \
+	  counts=$$($(CAPABOOST) status $$spec --profile $(PROFILE) --results $(RESULTS) 2>&1); \
+	  if echo "$$counts" | grep -q -e ': 0 ok' -e "has no '$(PROFILE)' profile"; then \
+	    echo "curate-figures: $$spec has no finished runs on $(PROFILE) (or no $(PROFILE) profile); skipped"; continue; fi; \
 	  $(call curate,$$spec,make figures PROFILE=$(PROFILE) && make curate-figures PROFILE=$(PROFILE)) || exit 1; done
 
 # The capacity specs draw figures too, but are not the paper's: make reproduce-capacity runs them.

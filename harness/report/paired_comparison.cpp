@@ -16,6 +16,17 @@ const Cell* find_cell(const CellTable& cells, const std::string& row, const std:
   return c == r->second.end() ? nullptr : &c->second;
 }
 
+// A claim's column as the table names it. Numeric columns are printed with {:g} (value_label): a spec's
+// `column: 1.0` is the table's column "1", which a plain string match never found ("not measured").
+std::string table_column(const CellTable& cells, const std::string& column) {
+  const auto wanted = numeric_label(column);
+  if (!wanted) return column;
+  for (const auto& candidate : cells.columns) {
+    if (const auto value = numeric_label(candidate); value && *value == *wanted) return candidate;
+  }
+  return column;
+}
+
 PairedDifference paired(const Cell* a, const Cell* b, const std::string& column_a, const std::string& column_b) {
   PairedDifference difference;
   difference.column_a = column_a;
@@ -93,8 +104,8 @@ ComparisonResult compare(const ComparisonLayout& spec, const CellTable& cells, b
     }
   } else {
     // One side names a column: the other side is read at its own column, or at the same one.
-    const std::string column_a = spec.a.column.empty() ? spec.b.column : spec.a.column;
-    const std::string column_b = spec.b.column.empty() ? spec.a.column : spec.b.column;
+    const std::string column_a = table_column(cells, spec.a.column.empty() ? spec.b.column : spec.a.column);
+    const std::string column_b = table_column(cells, spec.b.column.empty() ? spec.a.column : spec.b.column);
     result.differences.push_back(
         paired(find_cell(cells, spec.a.row, column_a), find_cell(cells, spec.b.row, column_b), column_a, column_b));
   }

@@ -86,6 +86,25 @@ TEST_CASE("a comparison across columns, one seed, and identical scores", "[harne
   CHECK(compare(claim("d=2", "missing"), table, true).verdict == "not measured");
 }
 
+TEST_CASE("a claim's numeric column finds the table's column however the spec writes the number",
+          "[harness][report]") {
+  // The table prints density 1.0 as "1" (value_label's {:g}); the spec says `column: 1.0`.
+  CellTable table;
+  table.rows = {"Diff-mask"};
+  table.columns = {"0.6", "1"};
+  table.cells["Diff-mask"]["0.6"] = cell({30, 27, 29}, {42, 43, 44});
+  table.cells["Diff-mask"]["1"] = cell({14, 14, 19}, {42, 43, 44});
+  ComparisonLayout peak = claim("Diff-mask", "Diff-mask");
+  peak.a.column = "0.6";
+  peak.b.column = "1.0";
+  const auto result = compare(peak, table, true);
+  REQUIRE(result.differences.size() == 1);
+  CHECK(result.differences[0].column_b == "1");
+  CHECK(result.differences[0].seeds.size() == 3);
+  CHECK(result.differences[0].mean == Approx(13.0));
+  CHECK(result.verdict == "reproduced");
+}
+
 TEST_CASE("a claim that A and B perform alike is judged against its margin", "[harness][report]") {
   CellTable table;
   table.rows = {"A", "B"};
