@@ -5,7 +5,7 @@
 #
 #   records_archive.sh pack FOLDER RESULTS     FOLDER/records.tar.xz from RESULTS/runs/: the JSON record of
 #                                              every key in FOLDER/run_keys.txt that has one (tuned weights
-#                                              stay out: up to 90 MB a run)
+#                                              stay out: up to 90 MB a run; so do the sites' singular values)
 #   records_archive.sh restore RESULTS FOLDER…  every FOLDER/records.tar.xz into RESULTS/runs/, never over a
 #                                              record already there; then `capaboost reindex` is needed
 #
@@ -38,11 +38,35 @@ pack() {
     echo "records_archive: none of $keys's runs has a record in $runs; no archive written"
     return
   fi
-  local tmp
+  # The records go in without the singular values of each site's update (details.training.site_ranks.*.
+  # singular_values: three quarters of a fine-tuning record); ranks, effective ranks and every metric stay,
+  # which is all a report reads. A record without them is copied byte for byte.
+  local staging tmp
+  staging=$(mktemp -d)
+  local name
+  for name in "${names[@]}"; do
+    command -v -p python3 > /dev/null || { cp "$runs/$name" "$staging/$name"; continue; }
+    "$(command -v -p python3)" - "$runs/$name" "$staging/$name" <<'PY'
+import json, shutil, sys
+source, target = sys.argv[1], sys.argv[2]
+record = json.load(open(source))
+sites = record.get("details", {}).get("training", {}).get("site_ranks", {})
+if not any("singular_values" in site for site in sites.values() if isinstance(site, dict)):
+    shutil.copyfile(source, target)
+else:
+    for site in sites.values():
+        if isinstance(site, dict):
+            site.pop("singular_values", None)
+    with open(target, "w") as out:
+        json.dump(record, out, indent=1, ensure_ascii=False)
+        out.write("\n")
+PY
+  done
   tmp=$(mktemp "$folder/records.tar.xz.tmp.XXXXXX")
   printf '%s\n' "${names[@]}" | sort |
-    tar -C "$runs" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - --files-from=- |
+    tar -C "$staging" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - --files-from=- |
     xz -9 -T1 > "$tmp"
+  rm -rf "$staging"
   chmod 644 "$tmp"  # mktemp's 0600 is for a scratch file, not a committed one
   mv "$tmp" "$folder/records.tar.xz"
   echo "records_archive: $folder/records.tar.xz holds ${#names[@]} records of $(grep -cE '^[0-9a-f]{12}' "$keys") planned runs"
