@@ -137,11 +137,16 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
             ? points_by_metric(aggregate(runs, store, layout.x_metric, layout.series, columns), cells)
             : points_along_metric(aggregate(runs, store, layout.x_metric, layout.series, columns), cells);
     // The picture travels alone: its title says what the bars are and which profile made it.
-    // The split's part gets a line of its own: beside a long title it would run off the picture.
+    // The split's part and the caption get lines of their own, broken at 100 characters: gnuplot does
+    // not wrap a title line, and at 0.8 size about 125 characters fill the narrowest (800 px) picture.
+    const auto small_lines = [](const std::string& text) {
+      std::string lines;
+      for (const auto& line : wrap_words(text, 100)) lines += "\\n{/*0.8 " + gnuplot_literal(line) + "}";
+      return lines;
+    };
     const std::string figure_title =
         fmt::format("{}{}\\n{{/*0.8 profile {}: mean ± std over seeds}}{}", gnuplot_literal(spec_title),
-                    part.empty() ? "" : "\\n{/*0.8 " + gnuplot_literal(part) + "}", profile,
-                    caption.empty() ? "" : "\\n{/*0.8 " + gnuplot_literal(caption) + "}");
+                    small_lines(part), profile, small_lines(caption));
     for (const auto& file : write_figure(layout, series, figure_title, plots_dir, out)) {
       fmt::print("wrote {}\n", file);
     }

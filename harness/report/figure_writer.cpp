@@ -142,6 +142,20 @@ std::vector<FigureSeries> points_along_metric(const CellTable& x_cells, const Ce
   return figure;
 }
 
+std::vector<std::string> wrap_words(const std::string& text, size_t width) {
+  std::vector<std::string> lines;
+  std::istringstream words(text);
+  std::string word;
+  while (words >> word) {
+    if (!lines.empty() && lines.back().size() + 1 + word.size() <= width) {
+      lines.back() += " " + word;
+    } else {
+      lines.push_back(word);
+    }
+  }
+  return lines;
+}
+
 std::vector<std::string> write_figure(const FigureLayout& layout, const std::vector<FigureSeries>& figure,
                                       const std::string& title, const std::string& plots_dir,
                                       const std::string& out_dir) {

@@ -46,6 +46,10 @@ std::vector<FigureSeries> points_along_metric(const CellTable& x_cells, const Ce
 /// backslashes escaped, and the markup characters _ ^ @ & ~ { } too ("power_law" stays "power_law").
 std::string gnuplot_literal(const std::string& text);
 
+/// `text` broken at spaces into lines of at most `width` bytes (a longer word gets a line of its own):
+/// a figure's caption line in gnuplot is not wrapped, and past the picture's edges it is cut.
+std::vector<std::string> wrap_words(const std::string& text, size_t width);
+
 /// Writes <out_dir>/<layout.file>.csv (series,x,mean,std,n) and, when gnuplot is installed, .pdf and
 /// .png from plots/<template>.gp (placeholders @TITLE@ @XLABEL@ @YLABEL@ @LOGX@ @KEY@ @PLOT@; beyond six series the key moves outside and the picture widens). Returns the
 /// files written.

@@ -156,3 +156,18 @@ TEST_CASE("a figure of many series keeps them apart and its key out of the data"
   CHECK_THAT(script, Contains("title \"power\\\\_law\\\\^2\""));
   CHECK(gnuplot_literal("a_b \"c\"") == "a\\\\_b \\\"c\\\"");
 }
+
+TEST_CASE("a long caption is broken at spaces into lines that fit the picture", "[harness][report][figure]") {
+  const std::string caption =
+      "all-MiniLM-L6-v2 (6 x 384, pre-trained); CoLA's full training split, 3 epochs at batch 32 (the paper: 40 "
+      "at batch 128), lr 2e-3 (not tuned)";
+  const auto lines = wrap_words(caption, 60);
+  REQUIRE(lines.size() == 3);
+  for (const auto& line : lines) CHECK(line.size() <= 60);
+  CHECK(lines[0] == "all-MiniLM-L6-v2 (6 x 384, pre-trained); CoLA's full");
+  // Nothing is lost or reordered: the lines joined by spaces are the caption.
+  CHECK(lines[0] + " " + lines[1] + " " + lines[2] == caption);
+  // A word longer than the width keeps a line of its own; an empty caption gives no line.
+  CHECK(wrap_words("a " + std::string(12, 'x') + " b", 5) == std::vector<std::string>{"a", std::string(12, 'x'), "b"});
+  CHECK(wrap_words("", 10).empty());
+}
