@@ -143,8 +143,10 @@ Command run_command(CLI::App& app) {
             if (opts.retry_failed) opts.worker_args.push_back("--retry-failed");
             const auto summary = execute(sweep.runs, store, opts, sweep.axes);
             if (opts.worker < 0 || !array_task->empty()) {
-              fmt::print("{}: {} run, {} failed, {} already recorded{} (profile '{}')\n", sweep.spec.name,
+              fmt::print("{}: {} run, {} failed, {} already recorded{}{} (profile '{}')\n", sweep.spec.name,
                          summary.succeeded, summary.failed, summary.skipped,
+                         summary.finished_elsewhere
+                             ? fmt::format(", {} finished by another process", summary.finished_elsewhere) : "",
                          summary.elsewhere ? fmt::format(", {} running in another process", summary.elsewhere) : "",
                          options->profile);
             }

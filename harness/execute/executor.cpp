@@ -44,9 +44,13 @@ void prepare_backbones(const std::vector<const RunConfig*>& runs, const RunConte
   for (const auto& model : models) prepare_backbone(model, BackboneContext{context.data_root});
 }
 
-// Starts `jobs` copies of this program as workers and waits for them (what they did is in the store).
-// Returns whether a worker stopped on a set-up error (it printed the message).
-bool run_workers(const ExecuteOptions& options) {
+// Names the sweep whose worker wrote a record (provenance "sweep"), so that its parent can tell its
+// workers' records from those of another sweep on the same results folder.
+constexpr const char* kSweepIdVariable = "CAPABOOST_SWEEP_ID";
+
+// Starts `jobs` copies of this program as workers of sweep `sweep_id` and waits for them (what they did
+// is in the store). Returns whether a worker stopped on a set-up error (it printed the message).
+bool run_workers(const ExecuteOptions& options, const std::string& sweep_id) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = std::max(1, cores / options.jobs);
   std::vector<pid_t> children;
@@ -67,6 +71,7 @@ bool run_workers(const ExecuteOptions& options) {
       for (auto& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);
       setenv("CAPABOOST_THREADS", std::to_string(threads).c_str(), 1);
+      setenv(kSweepIdVariable, sweep_id.c_str(), 1);
       execv(options.self_exe.c_str(), argv.data());
       std::perror("capaboost: starting a worker failed");
       _exit(127);
@@ -138,6 +143,9 @@ void finish_record(RunRecord& record, const RunConfig& run, double seconds, Reco
   record.provenance = provenance();
   record.provenance["seed"] = run.config.value("seed", nlohmann::json());
   record.provenance["device"] = runtime::device_label(options.context.device);
+  if (const char* sweep = std::getenv(kSweepIdVariable); sweep != nullptr && options.worker >= 0) {
+    record.provenance["sweep"] = sweep;
+  }
   store.write(record);
   if (options.worker < 0) store.add_to_index({record});
 }
@@ -196,13 +204,14 @@ ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, c
     fmt::print("{} runs to do, {} finished; starting {} workers\n", pending.size(), summary.skipped, options.jobs);
     std::fflush(stdout);
     prepare_backbones(pending, options.context);
-    if (run_workers(options)) {
+    const std::string sweep_id = fmt::format("{}:{}", getpid(), std::chrono::system_clock::now().time_since_epoch().count());
+    if (run_workers(options, sweep_id)) {
       throw SetupError("a worker stopped on a missing prerequisite (its message is above); the runs it had not "
                        "finished have no record");
     }
     // The records are the truth about what the workers did: a run whose worker died has none and
-    // counts as failed, like one recorded as failed, unless another process holds it now. This
-    // process alone indexes them.
+    // counts as failed, like one recorded as failed, unless another process holds it now; a record
+    // another sweep wrote meanwhile is its run, not ours. This process alone indexes them.
     std::vector<RunRecord> written;
     for (const auto* run : pending) {
       auto record = store.read(run->key);
@@ -210,7 +219,11 @@ ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, c
         ++summary.elsewhere;
         continue;
       }
-      ++(record && record->ok() ? summary.succeeded : summary.failed);
+      if (record && record->provenance.value("sweep", std::string()) != sweep_id) {
+        ++summary.finished_elsewhere;
+      } else {
+        ++(record && record->ok() ? summary.succeeded : summary.failed);
+      }
       if (record) written.push_back(std::move(*record));
     }
     store.add_to_index(written);

@@ -31,6 +31,7 @@ struct ExecuteSummary {
   int succeeded = 0;
   int failed = 0;
   int elsewhere = 0;  ///< runs another process held a claim on (store/run_claims.h) and had not finished
+  int finished_elsewhere = 0;  ///< runs this sweep planned that another process recorded while it ran
 };
 
 /// Whether `run` must run under `options` given what `store` holds.

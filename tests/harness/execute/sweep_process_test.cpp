@@ -22,6 +22,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -228,6 +229,19 @@ TEST_CASE("two sweeps on one results directory at once run every run exactly onc
   // Every run finished once, in one of the two sweeps: never twice to completion.
   const size_t done_a = count_occurrences(text_a, "ok in "), done_b = count_occurrences(text_b, "ok in ");
   CHECK(done_a + done_b == kRuns);
+  // Each parent's summary counts its own workers' runs: the runs of the other sweep are "finished by
+  // another process" (they once counted twice, as both parents' "run").
+  const auto summary_count = [](const std::string& text, const std::string& what) {
+    const std::smatch found = [&] {
+      std::smatch match;
+      std::regex_search(text, match, std::regex("(\\d+) " + what + "[ ,(]"));
+      return match;
+    }();
+    return found.empty() ? -1 : std::stoi(found[1]);
+  };
+  CHECK(summary_count(text_a, "run") == static_cast<int>(done_a));
+  CHECK(summary_count(text_b, "run") == static_cast<int>(done_b));
+  CHECK(summary_count(text_a, "run") + summary_count(text_b, "run") == kRuns);
   CHECK(records(results).size() == kRuns);
   for (const auto& [key, record] : records(results)) CHECK(record.at("status") == "ok");
   CHECK(indexed_rows(fs::path(results) / "index.sqlite") == static_cast<size_t>(kRuns));
