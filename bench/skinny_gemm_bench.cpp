@@ -45,4 +45,33 @@ void BM_SkinnyProduct(benchmark::State& state) {
 }
 BENCHMARK(BM_SkinnyProduct)->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7}, {0, 1}})->ArgNames({"shape", "impl"})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// The frozen backbone's products in a LoRA step, as the linear site computes them: W is stored (out, in),
+// so the forward reads it transposed (x · Wᵀ) and the input's gradient reads it as stored (dY · W).
+// Args: impl as above; layer 0 query/key/value/output (384 → 384), 1 FFN up (384 → 1536), 2 FFN down
+// (1536 → 384), at 2048 rows (32 × 64 tokens); pass 0 forward, 1 input gradient.
+constexpr std::array<std::array<int64_t, 2>, 3> kLayers{{{384, 384}, {384, 1536}, {1536, 384}}};
+
+void BM_FrozenProduct(benchmark::State& state) {
+  torch::NoGradGuard no_grad;
+  const auto [in, out_features] = kLayers.at(static_cast<size_t>(state.range(1)));
+  const bool forward = state.range(2) == 0;
+  const auto weight = torch::randn({out_features, in});                         // (out, in)
+  const auto a = torch::randn({2048, forward ? in : out_features});              // x: (rows, in), dY: (rows, out)
+  const auto b = forward ? weight.t() : weight;                                 // Wᵀ: (in, out) as a view, W: (out, in)
+  auto result = torch::empty({2048, forward ? out_features : in});
+  for (auto _ : state) {
+    if (state.range(0) == 0) {
+      torch::mm_out(result, a, b);
+    } else if (!capaboost::runtime::onednn_batched_matmul(a, b, result, 1.0)) {
+      state.SkipWithError("oneDNN refused the layout");
+      return;
+    }
+    benchmark::DoNotOptimize(result.data_ptr());
+  }
+  state.counters["GFLOP"] =
+      benchmark::Counter(2.0 * 2048 * in * out_features / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+// impl first: its two values run one after the other, so machine drift falls between shapes, not between impls.
+BENCHMARK(BM_FrozenProduct)->ArgsProduct({{0, 1}, {0, 1, 2}, {0, 1}})->ArgNames({"impl", "layer", "pass"})->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 }  // namespace
