@@ -26,14 +26,11 @@ constexpr std::array<std::array<int64_t, 3>, 8> kShapes{{{2048, 384, 8},
                                                           {2048, 384, 384},
                                                           {2048, 384, 1536}}};
 
-void BM_SkinnyProduct(benchmark::State& state) {
-  torch::NoGradGuard no_grad;
-  const auto [m, k, n] = kShapes.at(static_cast<size_t>(state.range(0)));
-  const auto a = torch::randn({m, k});
-  const auto b = torch::randn({k, n});
-  auto out = torch::empty({m, n});
+// Times out = a @ b with impl 0 (torch::mm_out) or 1 (oneDNN), with its rate as the GFLOP counter.
+void time_product(benchmark::State& state, int64_t impl, const torch::Tensor& a, const torch::Tensor& b,
+                  torch::Tensor& out) {
   for (auto _ : state) {
-    if (state.range(1) == 0) {
+    if (impl == 0) {
       torch::mm_out(out, a, b);
     } else if (!capaboost::runtime::onednn_batched_matmul(a, b, out, 1.0)) {
       state.SkipWithError("oneDNN refused the layout");
@@ -41,7 +38,15 @@ void BM_SkinnyProduct(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(out.data_ptr());
   }
-  state.counters["GFLOP"] = benchmark::Counter(2.0 * m * k * n / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP"] = benchmark::Counter(2.0 * a.size(0) * a.size(1) * b.size(1) / 1e9,
+                                               benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_SkinnyProduct(benchmark::State& state) {
+  torch::NoGradGuard no_grad;
+  const auto [m, k, n] = kShapes.at(static_cast<size_t>(state.range(0)));
+  auto out = torch::empty({m, n});
+  time_product(state, state.range(1), torch::randn({m, k}), torch::randn({k, n}), out);
 }
 BENCHMARK(BM_SkinnyProduct)->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7}, {0, 1}})->ArgNames({"shape", "impl"})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
@@ -59,17 +64,7 @@ void BM_FrozenProduct(benchmark::State& state) {
   const auto a = torch::randn({2048, forward ? in : out_features});              // x: (rows, in), dY: (rows, out)
   const auto b = forward ? weight.t() : weight;                                 // Wᵀ: (in, out) as a view, W: (out, in)
   auto result = torch::empty({2048, forward ? out_features : in});
-  for (auto _ : state) {
-    if (state.range(0) == 0) {
-      torch::mm_out(result, a, b);
-    } else if (!capaboost::runtime::onednn_batched_matmul(a, b, result, 1.0)) {
-      state.SkipWithError("oneDNN refused the layout");
-      return;
-    }
-    benchmark::DoNotOptimize(result.data_ptr());
-  }
-  state.counters["GFLOP"] =
-      benchmark::Counter(2.0 * 2048 * in * out_features / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  time_product(state, state.range(0), a, b, result);
 }
 // impl first: its two values run one after the other, so machine drift falls between shapes, not between impls.
 BENCHMARK(BM_FrozenProduct)->ArgsProduct({{0, 1}, {0, 1, 2}, {0, 1}})->ArgNames({"impl", "layer", "pass"})->Unit(benchmark::kMicrosecond)->UseRealTime();
