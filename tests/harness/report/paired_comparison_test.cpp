@@ -22,6 +22,15 @@ ComparisonLayout claim(const std::string& a, const std::string& b) {
   return layout;
 }
 
+// Row a at column_a against row b at column_b.
+ComparisonLayout claim_across(const std::string& a, const std::string& column_a, const std::string& b,
+                              const std::string& column_b) {
+  ComparisonLayout layout = claim(a, b);
+  layout.a.column = column_a;
+  layout.b.column = column_b;
+  return layout;
+}
+
 }  // namespace
 
 TEST_CASE("Student's t quantiles: the table and the expansion beyond it", "[harness][report]") {
@@ -68,19 +77,13 @@ TEST_CASE("a comparison across columns, one seed, and identical scores", "[harne
   table.cells["d=1"]["64"] = cell({0, 0, 0}, {1, 2, 3});
   table.cells["d=2"]["64"] = cell({5}, {1});
   table.cells["d=1"]["32"] = cell({4}, {1});
-  ComparisonLayout across = claim("d=2", "d=1");
-  across.a.column = "32";
-  across.b.column = "64";
-  const auto result = compare(across, table, true);
+  const auto result = compare(claim_across("d=2", "32", "d=1", "64"), table, true);
   REQUIRE(result.differences.size() == 1);
   CHECK(result.differences[0].column_a == "32");
   CHECK(result.differences[0].column_b == "64");
   CHECK(result.verdict == "no signal");  // MCC 0 against MCC 0: nothing to conclude
   // One seed has no interval: never a verdict either way.
-  ComparisonLayout single = claim("d=2", "d=1");
-  single.a.column = "64";
-  single.b.column = "32";
-  const auto one = compare(single, table, true);
+  const auto one = compare(claim_across("d=2", "64", "d=1", "32"), table, true);
   CHECK(std::isinf(one.differences[0].half_width));
   CHECK(one.verdict == "no signal");
   CHECK(compare(claim("d=2", "missing"), table, true).verdict == "not measured");
@@ -94,10 +97,7 @@ TEST_CASE("a claim's numeric column finds the table's column however the spec wr
   table.columns = {"0.6", "1"};
   table.cells["Diff-mask"]["0.6"] = cell({30, 27, 29}, {42, 43, 44});
   table.cells["Diff-mask"]["1"] = cell({14, 14, 19}, {42, 43, 44});
-  ComparisonLayout peak = claim("Diff-mask", "Diff-mask");
-  peak.a.column = "0.6";
-  peak.b.column = "1.0";
-  const auto result = compare(peak, table, true);
+  const auto result = compare(claim_across("Diff-mask", "0.6", "Diff-mask", "1.0"), table, true);
   REQUIRE(result.differences.size() == 1);
   CHECK(result.differences[0].column_b == "1");
   CHECK(result.differences[0].seeds.size() == 3);
