@@ -116,3 +116,28 @@ TEST_CASE("budget columns follow the method name, the paper's budget beside ours
   const auto csv = render_csv(document);
   CHECK_THAT(csv, Catch::Contains("\"LoRA\",\"FT params %\",paper,0.95,,,,,,\n\"LoRA\",\"FT params %\",measured,0.946,,,,,,\n"));
 }
+
+TEST_CASE("the header counts the seeds measured, and the planned ones while some are missing", "[harness][report]") {
+  auto document = document_with_paper_only_rows();
+  auto& cell = document.cells.cells["LoRA"]["CoLA"];
+  cell.seeds = {42, 43};
+  cell.planned = 2;
+  CHECK_THAT(render_markdown(document), Catch::Contains("profile `smoke`, 2 seed(s); * = paper"));
+  // A sweep curated after its first seed: one of three planned seeds in every cell.
+  cell.values = {61.0};
+  cell.keys = {"k1"};
+  cell.seeds = {42};
+  cell.planned = 3;
+  cell.missing = 2;
+  CHECK_THAT(render_markdown(document), Catch::Contains("profile `smoke`, 1 of 3 planned seed(s); * = paper"));
+  CHECK_THAT(render_latex(document), Catch::Contains("over 1 of 3 planned seed(s), profile \\texttt{smoke}"));
+  // Seeds spread over cells (42 in one, 43 in another) count once each.
+  document.cells.columns.push_back("SST-2");
+  Cell other;
+  other.values = {90.0};
+  other.keys = {"k2"};
+  other.seeds = {43};
+  other.planned = 3;
+  document.cells.cells["LoRA"]["SST-2"] = other;
+  CHECK_THAT(render_markdown(document), Catch::Contains("2 of 3 planned seed(s)"));
+}
