@@ -9,9 +9,6 @@
 // Arg batch: 32 is the cpu profile's batch; 16 × 32 = 512 rows is the step of 16 runs trained as one
 // forward (what packing runs would do), so 16 × t(32) / t(512) bounds what any packing of runs could
 // gain per run on this backbone (docs/performance.md, "Why the suite trains one run at a time").
-// Arg onednn_linear: 1 runs the linear layers' products on oneDNN (runtime::set_onednn_linear), 0 on
-// LibTorch's mm; run with --benchmark_repetitions and --benchmark_enable_random_interleaving so the two
-// alternate and bench/ratios.py compares their medians from one run.
 // With CAPABOOST_PROFILE_DIR set, one more step is written as a LibTorch profiler trace;
 // bench/profile_summary.py --step-ms splits it into products, other operators and time between them.
 
@@ -26,7 +23,6 @@
 #include "models/bert_for_sequence_classification.h"
 #include "peft/lora.h"
 #include "runtime/caching_cpu_allocator.h"
-#include "runtime/onednn_matmul.h"
 #include "sites/site_registry.h"
 #include "step_flops.h"
 #include "train/trainable_selection.h"
@@ -46,12 +42,6 @@ void BM_MiniLmLoraStep(benchmark::State& state) {
   torch::manual_seed(0);
   const bool full_last_layer = state.range(0) != 0;
   const int64_t batch = state.range(1);
-  const bool onednn_linear = state.range(2) != 0;
-  if (onednn_linear && !runtime::onednn_matmul_available()) {
-    state.SkipWithError("oneDNN's matmul is not available in this build");
-    return;
-  }
-  runtime::set_onednn_linear(onednn_linear);
   BertForSequenceClassification model(minilm_shape().num_labels(2));
   attach_tuners(*model, SiteSelector{{"query", "value"}}, [](const std::string& site, const TunableLinearImpl& layer) {
     return std::make_shared<LoraImpl>(LoraOptions(8).alpha(16), site, layer.options.in_features(),
@@ -81,19 +71,17 @@ void BM_MiniLmLoraStep(benchmark::State& state) {
   step();  // warm-up: allocator and oneDNN primitive caches
   if (const char* dir = std::getenv("CAPABOOST_PROFILE_DIR"); dir != nullptr && batch == 32) {
     torch::autograd::profiler::RecordProfile profile(std::string(dir) + "/minilm_lora_step_full" +
-                                                     std::to_string(state.range(0)) + "_onednn" +
-                                                     std::to_string(state.range(2)) + ".json");
+                                                     std::to_string(state.range(0)) + ".json");
     step();
   }
   for (auto _ : state) step();
-  runtime::set_onednn_linear(false);
   if (full_last_layer) state.counters["step_GFLOP"] = bench::frozen_backbone_step_gflop(*model, model->options, batch, kTokens);
   state.SetItemsProcessed(state.iterations() * batch * kTokens);
 }
 BENCHMARK(BM_MiniLmLoraStep)
-    ->ArgsProduct({{0, 1}, {32}, {0, 1}})
-    ->Args({0, 512, 0})
-    ->ArgNames({"full_last_layer", "batch", "onednn_linear"})
+    ->ArgsProduct({{0, 1}, {32}})
+    ->Args({0, 512})
+    ->ArgNames({"full_last_layer", "batch"})
     ->Iterations(20)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -30,7 +30,6 @@
 #include "peft/lora.h"
 #include "peft/method_registry.h"
 #include "runtime/caching_cpu_allocator.h"
-#include "runtime/onednn_matmul.h"
 #include "runtime/precision.h"
 #include "step_flops.h"
 #include "sites/site_registry.h"
@@ -100,13 +99,6 @@ void BM_RobertaBaseLoraStep(benchmark::State& state) {
     state.SkipWithError("no AVX512-BF16 or AMX-BF16 on this CPU");
     return;
   }
-  // oneDNN for the linear layers' fp32 products (runtime::set_onednn_linear) against LibTorch's mm.
-  const bool onednn_linear = state.range(2) != 0;
-  if (onednn_linear && !runtime::onednn_matmul_available()) {
-    state.SkipWithError("oneDNN's matmul is not available in this build");
-    return;
-  }
-  runtime::set_onednn_linear(onednn_linear);
   auto w = make_workload(state.range(0) != 0);
   w.model->train();  // dropout 0.1 on, as in fine-tuning
   std::vector<torch::Tensor> trainable;
@@ -132,12 +124,10 @@ void BM_RobertaBaseLoraStep(benchmark::State& state) {
   if (const char* dir = std::getenv("CAPABOOST_PROFILE_DIR")) {
     torch::autograd::profiler::RecordProfile profile(std::string(dir) + "/lora_step_full" +
                                                      std::to_string(state.range(0)) + "_bf16" +
-                                                     std::to_string(state.range(1)) + "_onednn" +
-                                                     std::to_string(state.range(2)) + ".json");
+                                                     std::to_string(state.range(1)) + ".json");
     step();
   }
   for (auto _ : state) step();
-  runtime::set_onednn_linear(false);
   state.counters["trainable"] =
       static_cast<double>(std::accumulate(trainable.begin(), trainable.end(), int64_t{0},
                                           [](int64_t n, const torch::Tensor& p) { return n + p.numel(); }));
@@ -145,11 +135,9 @@ void BM_RobertaBaseLoraStep(benchmark::State& state) {
     state.counters["step_GFLOP"] = bench::frozen_backbone_step_gflop(*w.model, w.model->options, kBatch, kTokens);
   state.SetItemsProcessed(state.iterations() * kBatch * kTokens);
 }
-// bf16 runs under autocast, which the oneDNN linear path leaves alone: no bf16 case with it.
 BENCHMARK(BM_RobertaBaseLoraStep)
-    ->ArgsProduct({{0, 1}, {0, 1}, {0}})
-    ->Args({1, 0, 1})
-    ->ArgNames({"full_last_layer", "bf16", "onednn_linear"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"full_last_layer", "bf16"})
     ->Iterations(3)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

@@ -2,22 +2,6 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include <atomic>
-#include <unordered_map>
-
-namespace capaboost::runtime {
-namespace {
-
-std::atomic<bool> onednn_linear{false};
-
-}  // namespace
-
-void set_onednn_linear(bool enabled) { onednn_linear.store(enabled); }
-
-bool onednn_linear_enabled() { return onednn_linear.load() && onednn_matmul_available(); }
-
-}  // namespace capaboost::runtime
-
 // oneDNN 3 reworked this API (no output scales, no matmul::desc). The oneDNN linked is the system's
 // (Debian's 2.x); a LibTorch 2.x wheel puts the headers of its own oneDNN 3 ahead of the system's in the
 // include path and keeps that library private, so under those headers the oneDNN path is left out and
@@ -28,9 +12,7 @@ namespace capaboost::runtime {
 
 bool onednn_matmul_available() { return false; }
 
-bool onednn_batched_matmul(const torch::Tensor&, const torch::Tensor&, torch::Tensor&, double, const torch::Tensor&) {
-  return false;
-}
+bool onednn_batched_matmul(const torch::Tensor&, const torch::Tensor&, torch::Tensor&, double) { return false; }
 
 }  // namespace capaboost::runtime
 
@@ -48,11 +30,9 @@ dnnl::memory::desc strided_desc(const torch::Tensor& t) {
 
 bool onednn_matmul_available() { return true; }
 
-bool onednn_batched_matmul(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out, double alpha,
-                           const torch::Tensor& bias) {
+bool onednn_batched_matmul(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out, double alpha) {
   if (a.scalar_type() != torch::kFloat || b.scalar_type() != torch::kFloat || out.scalar_type() != torch::kFloat ||
-      a.dim() > 12 || (bias.defined() && (bias.scalar_type() != torch::kFloat || !bias.is_contiguous() ||
-                                          bias.dim() != 1 || bias.size(0) != out.size(-1) || alpha != 1.0))) {
+      a.dim() > 12) {
     return false;
   }
   try {
@@ -61,24 +41,14 @@ bool onednn_batched_matmul(const torch::Tensor& a, const torch::Tensor& b, torch
     thread_local dnnl::stream stream(engine);
     dnnl::primitive_attr attr;
     attr.set_output_scales(0, {static_cast<float>(alpha)});
-    // The bias as oneDNN broadcasts it: (1, …, 1, m), one row added to every row of every matrix.
-    dnnl::memory::dims bias_dims(static_cast<size_t>(out.dim()), 1);
-    bias_dims.back() = out.size(-1);
-    dnnl::memory::dims bias_strides(static_cast<size_t>(out.dim()), out.size(-1));
-    bias_strides.back() = 1;
-    const dnnl::memory::desc bias_desc(bias_dims, dnnl::memory::data_type::f32, bias_strides);
     // oneDNN's primitive cache makes this a lookup (~4 µs) after the first call with a shape and layout.
-    const dnnl::matmul::primitive_desc pd(
-        bias.defined() ? dnnl::matmul::desc(strided_desc(a), strided_desc(b), bias_desc, strided_desc(out))
-                       : dnnl::matmul::desc(strided_desc(a), strided_desc(b), strided_desc(out)),
-        attr, engine);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(strided_desc(a), strided_desc(b), strided_desc(out)), attr,
+                                          engine);
     // oneDNN reads src and weights only; its memory objects take non-const handles.
     dnnl::memory src(pd.src_desc(), engine, const_cast<void*>(a.data_ptr()));
     dnnl::memory weights(pd.weights_desc(), engine, const_cast<void*>(b.data_ptr()));
     dnnl::memory dst(pd.dst_desc(), engine, out.data_ptr());
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
-    if (bias.defined()) args.emplace(DNNL_ARG_BIAS, dnnl::memory(pd.bias_desc(), engine, const_cast<void*>(bias.data_ptr())));
-    dnnl::matmul(pd).execute(stream, args);
+    dnnl::matmul(pd).execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
     stream.wait();
     return true;
   } catch (const dnnl::error&) {

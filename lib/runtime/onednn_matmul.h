@@ -11,25 +11,14 @@
 
 namespace capaboost::runtime {
 
-/// out = alpha · a @ b (+ bias) for every matrix of the batch: a (…, n, k), b (…, k, m), out (…, n, m)
-/// contiguous, all float32 with equal batch shapes (no broadcasting); a and b may be strided views; bias,
-/// when defined, is (m) contiguous, added to every row in the product's epilogue (no pass of its own;
-/// only with alpha 1).
-/// Returns false, leaving `out` untouched, when oneDNN refuses the layout (the caller then uses another
-/// path).
-bool onednn_batched_matmul(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out, double alpha,
-                           const torch::Tensor& bias = torch::Tensor());
+/// out = alpha · a @ b for every matrix of the batch: a (…, n, k), b (…, k, m), out (…, n, m) contiguous,
+/// all float32 with equal batch shapes (no broadcasting); a and b may be strided views. Returns false,
+/// leaving `out` untouched, when oneDNN refuses the layout (the caller then uses another path).
+bool onednn_batched_matmul(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out, double alpha);
 
 /// Whether onednn_batched_matmul can run here: false when the suite was compiled against oneDNN 3
 /// headers (those a LibTorch 2.x wheel bundles ahead of the system's oneDNN 2, which is the one linked);
 /// onednn_batched_matmul then declines every call.
 bool onednn_matmul_available();
-
-/// Whether the backbone's fp32 CPU linear layers (sites/tunable_linear.h) run their products on oneDNN
-/// instead of LibTorch's mm (the loaded BLAS). Process-wide, off by default; the step benchmarks turn
-/// it on and off to compare the two in one run (docs/performance.md). Ignored where oneDNN is not
-/// available.
-void set_onednn_linear(bool enabled);
-bool onednn_linear_enabled();
 
 }  // namespace capaboost::runtime
