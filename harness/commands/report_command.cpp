@@ -145,8 +145,8 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
       return lines;
     };
     const std::string figure_title =
-        fmt::format("{}{}\\n{{/*0.8 profile {}: mean ± std over seeds}}{}", gnuplot_literal(spec_title),
-                    small_lines(part), profile, small_lines(caption));
+        fmt::format("{}{}\\n{{/*0.8 profile {}: mean ± std over {}}}{}", gnuplot_literal(spec_title),
+                    small_lines(part), profile, seed_phrase(cells), small_lines(caption));
     for (const auto& file : write_figure(layout, series, figure_title, plots_dir, out)) {
       fmt::print("wrote {}\n", file);
     }

@@ -125,23 +125,6 @@ std::vector<std::string> paper_only_rows(const TableDocument& d) {
   return rows;
 }
 
-// "3 seed(s)", or "1 of 3 planned seed(s)" while a sweep's seeds are still missing: the seeds measured are
-// those any cell has a value for, the planned ones the most any cell was planned with.
-std::string seed_phrase(const TableDocument& d) {
-  std::set<int64_t> seeds;
-  size_t measured = 0, planned = 0;
-  for (const auto& [row, columns] : d.cells.cells) {
-    for (const auto& [column, cell] : columns) {
-      seeds.insert(cell.seeds.begin(), cell.seeds.end());
-      measured = std::max(measured, cell.values.size());
-      planned = std::max({planned, static_cast<size_t>(cell.planned), cell.values.size()});
-    }
-  }
-  measured = std::max(measured, seeds.size());
-  return measured < planned ? fmt::format("{} of {} planned seed(s)", measured, planned)
-                            : fmt::format("{} seed(s)", planned);
-}
-
 std::string measured_text(const Cell* cell, int decimals, bool latex) {
   if (!cell || (cell->empty() && !cell->failed)) return latex ? "--" : "–";
   if (cell->empty()) return "failed";
@@ -164,6 +147,21 @@ std::string reported_text(const ReportedValue* value, int decimals, bool latex) 
 
 }  // namespace
 
+std::string seed_phrase(const CellTable& table) {
+  std::set<int64_t> seeds;
+  size_t measured = 0, planned = 0;
+  for (const auto& [row, columns] : table.cells) {
+    for (const auto& [column, cell] : columns) {
+      seeds.insert(cell.seeds.begin(), cell.seeds.end());
+      measured = std::max(measured, cell.values.size());
+      planned = std::max({planned, static_cast<size_t>(cell.planned), cell.values.size()});
+    }
+  }
+  measured = std::max(measured, seeds.size());
+  return measured < planned ? fmt::format("{} of {} planned seed(s)", measured, planned)
+                            : fmt::format("{} seed(s)", planned);
+}
+
 std::string render_latex(const TableDocument& d) {
   const auto best = best_rows(d);
   std::string out;
@@ -183,7 +181,7 @@ std::string render_latex(const TableDocument& d) {
       "\\caption{{{} ({}). Measured rows: mean$_{{\\pm\\mathrm{{std}}}}$ over {}, profile "
       "\\texttt{{{}}}, best measured entry per column in bold; rows marked * are the paper's reported "
       "numbers{}; $^\\dagger$: some runs missing or failed.{}}}\n",
-      latex_escape(d.title), latex_escape(d.metric), seed_phrase(d), latex_escape(d.profile),
+      latex_escape(d.title), latex_escape(d.metric), seed_phrase(d.cells), latex_escape(d.profile),
       d.paper && !d.paper->source.empty() ? " (" + latex_escape(d.paper->source) + ")" : "",
       d.caption.empty() && d.absent_columns.empty() ? "" : " " + latex_escape(caption_and_absent_note(d)));
   const auto columns = all_columns(d);
@@ -261,7 +259,7 @@ std::string render_csv(const TableDocument& d) {
 std::string render_markdown(const TableDocument& d) {
   const std::string note = caption_and_absent_note(d);
   std::string out = fmt::format("**{}** ({}; profile `{}`, {}; * = paper)\n\n{}| Method |", d.title, d.metric,
-                                d.profile, seed_phrase(d), note.empty() ? "" : note + "\n\n");
+                                d.profile, seed_phrase(d.cells), note.empty() ? "" : note + "\n\n");
   const auto columns = all_columns(d);
   for (const auto& title : d.budget_titles) out += " " + title + " |";
   for (const auto& column : columns) out += " " + column_title(d, column) + " |";

@@ -33,6 +33,11 @@ struct TableDocument {
   std::optional<PaperNumbers> paper_budget;
 };
 
+/// How many seeds the cells' values come from: "3 seed(s)", or "1 of 3 planned seed(s)" while a sweep's
+/// seeds are still missing (the seeds any cell has a value for, against the most any cell was planned
+/// with). Tables and figures say it in their caption.
+std::string seed_phrase(const CellTable& cells);
+
 /// A booktabs table: mean with ± std over seeds as a subscript, the best measured entry per column
 /// in bold, paper rows marked *, the profile and seed count in the caption, run keys as a comment.
 /// Paper rows without a measured row of the same label (methods the suite does not run) follow the

@@ -141,3 +141,16 @@ TEST_CASE("the header counts the seeds measured, and the planned ones while some
   document.cells.cells["LoRA"]["SST-2"] = other;
   CHECK_THAT(render_markdown(document), Catch::Contains("2 of 3 planned seed(s)"));
 }
+
+TEST_CASE("the seed phrase is the one a figure's subtitle shows for the same cells", "[harness][report]") {
+  auto document = document_with_paper_only_rows();
+  auto& cell = document.cells.cells["LoRA"]["CoLA"];
+  cell.seeds = {44};
+  cell.values = {60.0};
+  cell.planned = 3;
+  CHECK(seed_phrase(document.cells) == "1 of 3 planned seed(s)");
+  cell.seeds = {42, 43, 44};
+  cell.values = {60.0, 61.0, 62.0};
+  CHECK(seed_phrase(document.cells) == "3 seed(s)");
+  CHECK(seed_phrase(CellTable{}) == "0 seed(s)");
+}
