@@ -147,6 +147,9 @@ std::string reported_text(const ReportedValue* value, int decimals, bool latex) 
 
 }  // namespace
 
+// Seeds are counted across cells, not per cell: a sweep curated after its first seed has one seed in every
+// cell, and two cells run on different seeds together have two. A cell's value count stands in where the
+// values carry no seeds (documents built by hand).
 std::string seed_phrase(const CellTable& table) {
   std::set<int64_t> seeds;
   size_t measured = 0, planned = 0;
