@@ -3,7 +3,7 @@
 // 32 wide) they ran at ~76 GFLOP/s in the step's trace against the 185 of the FFN's product
 // (docs/performance.md, issue #43): is another path faster at that width?
 // Arg impl (last): 0 oneDNN's batched matmul over the whole batch (what batched_matmul runs), 1 the loaded BLAS's
-// sgemm per matrix (runtime/direct_sgemm.h), the batch split over two OpenMP threads.
+// sgemm per matrix (batched_matmul_blas: its fallback), the batch split over torch's threads.
 // Arg model: 0 MiniLM (B 32, T 64, d 32), 1 RoBERTa-base (B 16, T 128, d 64). Arg product, each operand
 // laid out as in the step (heads are strided views, p and dS contiguous (T, T) per matrix): 0 scores
 // q · kᵀ (also the probabilities' gradient dO · vᵀ), 1 context p · v (also the query's gradient dS · k),
@@ -14,7 +14,7 @@
 
 #include <array>
 
-#include "runtime/direct_sgemm.h"
+#include "models/batched_matmul.h"
 #include "runtime/onednn_matmul.h"
 
 namespace {
@@ -27,28 +27,6 @@ constexpr std::array<HeadShape, 2> kHeadShapes{{{32, 64, 12, 32}, {16, 128, 12, 
 // (B, T, H·d) projection → (B, H, T, d) heads, a strided view as the model splits them.
 torch::Tensor heads(const torch::Tensor& projection, const HeadShape& s) {
   return projection.view({s.batch, s.tokens, s.heads, s.width}).permute({0, 2, 1, 3});
-}
-
-// Element offset of matrix i of a (B, H, n, m) view.
-int64_t offset(const torch::Tensor& t, int64_t i) {
-  return t.storage_offset() + (i / t.size(1)) * t.stride(0) + (i % t.size(1)) * t.stride(1);
-}
-
-// out = a @ b for every (batch, head) matrix through the BLAS, one matrix per call, the batch over threads.
-bool per_matrix_sgemm(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) {
-  const int64_t count = a.size(0) * a.size(1), m = a.size(2), k = a.size(3), n = b.size(3);
-  const auto* a_base = static_cast<const float*>(a.storage().data());
-  const auto* b_base = static_cast<const float*>(b.storage().data());
-  auto* out_base = out.data_ptr<float>();
-  bool ok = true;
-#pragma omp parallel for num_threads(2) schedule(static) reduction(&& : ok)
-  for (int64_t i = 0; i < count; ++i) {
-    ok = capaboost::runtime::direct_sgemm(
-             m, n, k, 1.0f, {a_base + offset(a, i), a.stride(2), a.stride(3)},
-             {b_base + offset(b, i), b.stride(2), b.stride(3)}, 0.0f, out_base + i * m * n, n) &&
-         ok;
-  }
-  return ok;
 }
 
 void BM_HeadProduct(benchmark::State& state) {
@@ -72,7 +50,7 @@ void BM_HeadProduct(benchmark::State& state) {
   auto out = torch::empty({s.batch, s.heads, a.size(2), b.size(3)});
   for (auto _ : state) {
     const bool ok = state.range(2) == 0 ? capaboost::runtime::onednn_batched_matmul(a, b, out, 1.0)
-                                        : per_matrix_sgemm(a, b, out);
+                                        : capaboost::batched_matmul_blas(a, b, out, 1.0);
     if (!ok) {
       state.SkipWithError("the path refused the layout");
       return;

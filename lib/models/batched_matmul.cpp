@@ -101,6 +101,11 @@ class BatchedMatmul : public torch::autograd::Function<BatchedMatmul> {
 
 }  // namespace
 
+bool batched_matmul_blas(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out, double alpha) {
+  const int64_t count = out.numel() == 0 ? 0 : out.numel() / (out.size(-2) * out.size(-1));
+  return count > 0 && batched_sgemm(a, b, out, alpha, count);
+}
+
 torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b, double alpha) {
   TORCH_CHECK(a.dim() >= 2 && a.dim() == b.dim(), "batched_matmul: a ", a.sizes(), " and b ", b.sizes(),
               " must have the same number (≥ 2) of dimensions");

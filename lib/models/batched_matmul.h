@@ -21,4 +21,10 @@ namespace capaboost {
 /// operands of either dtype, the product in autocast's precision.
 torch::Tensor batched_matmul(const torch::Tensor& a, const torch::Tensor& b, double alpha = 1.0);
 
+/// out = alpha · a @ b through the loaded BLAS's sgemm, one matrix per call, the batch split over torch's
+/// threads: the float32 path batched_matmul takes when oneDNN declines a layout. Same operands as above,
+/// out (…, n, m) contiguous float32. Returns false, leaving `out` untouched, when the BLAS cannot take the
+/// layout. Public so that bench/head_products_bench.cpp can time it against oneDNN's batch.
+bool batched_matmul_blas(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out, double alpha);
+
 }  // namespace capaboost
