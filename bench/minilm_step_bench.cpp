@@ -42,6 +42,7 @@ void BM_MiniLmLoraStep(benchmark::State& state) {
   torch::manual_seed(0);
   const bool full_last_layer = state.range(0) != 0;
   const int64_t batch = state.range(1);
+  const bool fused_attention = state.range(2) != 0;
   BertForSequenceClassification model(minilm_shape().num_labels(2));
   attach_tuners(*model, SiteSelector{{"query", "value"}}, [](const std::string& site, const TunableLinearImpl& layer) {
     return std::make_shared<LoraImpl>(LoraOptions(8).alpha(16), site, layer.options.in_features(),
@@ -54,8 +55,9 @@ void BM_MiniLmLoraStep(benchmark::State& state) {
   const auto attention_mask = torch::ones({batch, kTokens}, torch::kLong);  // (B, T)
   const auto token_type_ids = torch::zeros({batch, kTokens}, torch::kLong);  // (B, T)
   const auto labels = torch::randint(0, 2, {batch}, torch::kLong);         // (B)
-  // Asking for hidden states is what makes the classifier run the full last layer.
-  const auto outputs = BertForwardOptions().output_hidden_states(full_last_layer);
+  // Asking for hidden states is what makes the classifier run the full last layer; asking for attentions
+  // is what keeps the encoder on the unfused attention (models/fused_attention.h), to time both in one run.
+  const auto outputs = BertForwardOptions().output_hidden_states(full_last_layer).output_attentions(!fused_attention);
   model->train();
   std::vector<torch::Tensor> trainable;
   for (const auto& p : model->parameters()) {
@@ -71,7 +73,8 @@ void BM_MiniLmLoraStep(benchmark::State& state) {
   step();  // warm-up: allocator and oneDNN primitive caches
   if (const char* dir = std::getenv("CAPABOOST_PROFILE_DIR"); dir != nullptr && batch == 32) {
     torch::autograd::profiler::RecordProfile profile(std::string(dir) + "/minilm_lora_step_full" +
-                                                     std::to_string(state.range(0)) + ".json");
+                                                     std::to_string(state.range(0)) + "_fused" +
+                                                     std::to_string(state.range(2)) + ".json");
     step();
   }
   for (auto _ : state) step();
@@ -79,9 +82,10 @@ void BM_MiniLmLoraStep(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * batch * kTokens);
 }
 BENCHMARK(BM_MiniLmLoraStep)
-    ->ArgsProduct({{0, 1}, {32}})
-    ->Args({0, 512})
-    ->ArgNames({"full_last_layer", "batch"})
+    ->ArgsProduct({{0, 1}, {32}, {1}})
+    ->Args({1, 32, 0})  // unfused attention needs the full last layer: first-token mode returns no attentions
+    ->Args({0, 512, 1})
+    ->ArgNames({"full_last_layer", "batch", "fused_attention"})
     ->Iterations(20)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -51,7 +51,7 @@ struct Workload {
   BertForwardOptions outputs;
 };
 
-Workload make_workload(bool full_last_layer) {
+Workload make_workload(bool full_last_layer, bool fused_attention = true) {
   if (std::getenv("CAPABOOST_NO_CACHING_ALLOCATOR") == nullptr) runtime::enable_caching_cpu_allocator();
   torch::manual_seed(0);
   Workload w;
@@ -69,8 +69,9 @@ Workload make_workload(bool full_last_layer) {
   w.input_ids.select(1, -1).fill_(2);  // </s>
   w.attention_mask = torch::ones({kBatch, kTokens}, torch::kLong);
   w.labels = torch::randint(0, 2, {kBatch}, torch::kLong);
-  // Asking for hidden states is what makes the classifier run the full last layer.
-  w.outputs = BertForwardOptions().output_hidden_states(full_last_layer);
+  // Asking for hidden states is what makes the classifier run the full last layer; asking for attentions
+  // is what keeps the encoder on the unfused attention (models/fused_attention.h).
+  w.outputs = BertForwardOptions().output_hidden_states(full_last_layer).output_attentions(!fused_attention);
   return w;
 }
 
@@ -99,7 +100,7 @@ void BM_RobertaBaseLoraStep(benchmark::State& state) {
     state.SkipWithError("no AVX512-BF16 or AMX-BF16 on this CPU");
     return;
   }
-  auto w = make_workload(state.range(0) != 0);
+  auto w = make_workload(state.range(0) != 0, state.range(2) != 0);
   w.model->train();  // dropout 0.1 on, as in fine-tuning
   std::vector<torch::Tensor> trainable;
   for (const auto& p : w.model->parameters()) {
@@ -124,7 +125,8 @@ void BM_RobertaBaseLoraStep(benchmark::State& state) {
   if (const char* dir = std::getenv("CAPABOOST_PROFILE_DIR")) {
     torch::autograd::profiler::RecordProfile profile(std::string(dir) + "/lora_step_full" +
                                                      std::to_string(state.range(0)) + "_bf16" +
-                                                     std::to_string(state.range(1)) + ".json");
+                                                     std::to_string(state.range(1)) + "_fused" +
+                                                     std::to_string(state.range(2)) + ".json");
     step();
   }
   for (auto _ : state) step();
@@ -136,8 +138,9 @@ void BM_RobertaBaseLoraStep(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kBatch * kTokens);
 }
 BENCHMARK(BM_RobertaBaseLoraStep)
-    ->ArgsProduct({{0, 1}, {0, 1}})
-    ->ArgNames({"full_last_layer", "bf16"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {1}})
+    ->Args({1, 0, 0})  // unfused attention (fp32; first-token mode returns no attentions)
+    ->ArgNames({"full_last_layer", "bf16", "fused_attention"})
     ->Iterations(3)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
@@ -296,7 +299,8 @@ void BM_RobertaBaseStepCuda(benchmark::State& state) {
   if (const char* dir = std::getenv("CAPABOOST_PROFILE_DIR")) {
     torch::autograd::profiler::RecordProfile profile(std::string(dir) + "/cuda_step_capaboost" +
                                                      std::to_string(state.range(0)) + "_bf16" +
-                                                     std::to_string(state.range(1)) + ".json");
+                                                     std::to_string(state.range(1)) + "_fused" +
+                                                     std::to_string(state.range(2)) + ".json");
     step();
     torch::cuda::synchronize();
   }

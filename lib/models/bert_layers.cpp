@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/batched_matmul.h"
+#include "models/fused_attention.h"
 #include "models/masked_softmax_dropout.h"
 #include "runtime/autocast_input.h"
 
@@ -16,6 +17,25 @@ ResidualOutputOptions residual_output_options(int64_t in_features, const BertOpt
       .layer_norm_eps(options.layer_norm_eps())
       .dropout(options.hidden_dropout_prob());
 }
+
+// Whether a self-attention layer must hand back its attention probabilities. The fused attention kernel
+// (models/fused_attention.h) keeps them to itself, so BertEncoder, which knows whether its caller asked
+// for attentions, turns this off around its layers when it did not; a layer called on its own still
+// returns them. A thread-local mode, as torch's grad mode is: the layers' signatures stay as they are.
+thread_local bool attention_probabilities_wanted = true;
+
+class AttentionProbabilitiesWanted {
+ public:
+  explicit AttentionProbabilitiesWanted(bool wanted) : previous_(attention_probabilities_wanted) {
+    attention_probabilities_wanted = wanted;
+  }
+  ~AttentionProbabilitiesWanted() { attention_probabilities_wanted = previous_; }
+  AttentionProbabilitiesWanted(const AttentionProbabilitiesWanted&) = delete;
+  AttentionProbabilitiesWanted& operator=(const AttentionProbabilitiesWanted&) = delete;
+
+ private:
+  bool previous_;
+};
 
 }  // namespace
 
@@ -140,6 +160,14 @@ std::pair<torch::Tensor, torch::Tensor> BertSelfAttentionImpl::forward(const tor
                                         mask});                                 // (B, 1, 1, T') or undefined
   // The 1/√d scale rides on the GEMM (alpha), as (q kᵀ)/√d in transformers.
   const double scale = 1.0 / std::sqrt(static_cast<double>(head_size));
+  if (distance_embedding.is_empty() && !attention_probabilities_wanted &&
+      fused_attention_applies(q, kv.keys, kv.values, kv.mask)) {
+    // Scores, probabilities and context per head in cache; the context comes back in (B, Tq, H, d)
+    // memory, so the reshape below is a view. Same dropout masks as the unfused path below.
+    const auto drop = draw_attention_dropout(*dropout);
+    const auto context = fused_attention(q, kv.keys, kv.values, kv.mask, scale, drop.p, drop.seed);  // (B, H, Tq, d)
+    return {context.permute({0, 2, 1, 3}).reshape({batch, queries, num_heads * head_size}), torch::Tensor()};
+  }
   auto scores = batched_matmul(q, kv.keys.transpose(-1, -2), scale);  // (B, H, Tq, T')
   if (!distance_embedding.is_empty()) {
     // transformers scales (q kᵀ + relative)/√d; the sum is the same. A tuner prepends its positions, so
@@ -194,6 +222,7 @@ BertEncoderOutput BertEncoderImpl::forward(const torch::Tensor& hidden, const to
               "BertEncoder: first-token mode computes only position 0 in the last layer; it cannot "
               "return hidden states or attentions");
   BertEncoderOutput out;
+  const AttentionProbabilitiesWanted attentions_mode(output_attentions);
   auto h = hidden;
   if (output_hidden_states) out.hidden_states.push_back(h);
   const int64_t count = static_cast<int64_t>(layer->size());

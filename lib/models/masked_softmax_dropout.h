@@ -26,6 +26,15 @@ bool masked_softmax_dropout_applies(const torch::Tensor& scores, const torch::Te
 /// Differentiable in scores.
 torch::Tensor masked_softmax_dropout(const torch::Tensor& scores, const torch::Tensor& mask, double p, uint64_t seed);
 
+/// The dropout a self-attention layer's probabilities take in this call: the module's p while it trains
+/// (0 in evaluation or at p = 0) and, when it drops, a seed drawn as ParallelDropout draws it (once, from
+/// torch's default generator), so the run's later masks stay where they were, fused or not.
+struct AttentionDropout {
+  double p = 0.0;
+  uint64_t seed = 0;
+};
+AttentionDropout draw_attention_dropout(ParallelDropoutImpl& dropout);
+
 /// A self-attention layer's probabilities, dropout(softmax(scores + mask)) with the layer's own dropout
 /// module: fused where masked_softmax_dropout applies, the three operators otherwise, with the same seed
 /// draw either way (none in evaluation or at p = 0). scores: (B, H, Tq, T); mask: broadcastable to it, or
