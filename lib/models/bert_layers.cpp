@@ -18,25 +18,6 @@ ResidualOutputOptions residual_output_options(int64_t in_features, const BertOpt
       .dropout(options.hidden_dropout_prob());
 }
 
-// Whether a self-attention layer must hand back its attention probabilities. The fused attention kernel
-// (models/fused_attention.h) keeps them to itself, so BertEncoder, which knows whether its caller asked
-// for attentions, turns this off around its layers when it did not; a layer called on its own still
-// returns them. A thread-local mode, as torch's grad mode is: the layers' signatures stay as they are.
-thread_local bool attention_probabilities_wanted = true;
-
-class AttentionProbabilitiesWanted {
- public:
-  explicit AttentionProbabilitiesWanted(bool wanted) : previous_(attention_probabilities_wanted) {
-    attention_probabilities_wanted = wanted;
-  }
-  ~AttentionProbabilitiesWanted() { attention_probabilities_wanted = previous_; }
-  AttentionProbabilitiesWanted(const AttentionProbabilitiesWanted&) = delete;
-  AttentionProbabilitiesWanted& operator=(const AttentionProbabilitiesWanted&) = delete;
-
- private:
-  bool previous_;
-};
-
 }  // namespace
 
 torch::Tensor roberta_position_ids(const torch::Tensor& input_ids, int64_t pad_token_id) {
@@ -141,7 +122,8 @@ BertSelfAttentionImpl::BertSelfAttentionImpl(const BertOptions& options)
 
 std::pair<torch::Tensor, torch::Tensor> BertSelfAttentionImpl::forward(const torch::Tensor& hidden,
                                                                           const torch::Tensor& mask,
-                                                                          bool first_token_only) {
+                                                                          bool first_token_only,
+                                                                          bool return_probabilities) {
   const int64_t batch = hidden.size(0), tokens = hidden.size(1);
   const int64_t num_heads = this->num_heads(), head_size = this->head_size();
   // Query, key and value read the same input: in a bf16 run it is cast once for all three.
@@ -160,7 +142,7 @@ std::pair<torch::Tensor, torch::Tensor> BertSelfAttentionImpl::forward(const tor
                                         mask});                                 // (B, 1, 1, T') or undefined
   // The 1/√d scale rides on the GEMM (alpha), as (q kᵀ)/√d in transformers.
   const double scale = 1.0 / std::sqrt(static_cast<double>(head_size));
-  if (distance_embedding.is_empty() && !attention_probabilities_wanted &&
+  if (distance_embedding.is_empty() && !return_probabilities &&
       fused_attention_applies(q, kv.keys, kv.values, kv.mask)) {
     // Scores, probabilities and context per head in cache; the context comes back in (B, Tq, H, d)
     // memory, so the reshape below is a view. Same dropout masks as the unfused path below.
@@ -190,8 +172,9 @@ BertAttentionImpl::BertAttentionImpl(const BertOptions& options) {
 
 std::pair<torch::Tensor, torch::Tensor> BertAttentionImpl::forward(const torch::Tensor& hidden,
                                                                       const torch::Tensor& mask,
-                                                                      bool first_token_only) {
-  auto [context, probs] = self_attention->forward(hidden, mask, first_token_only);
+                                                                      bool first_token_only,
+                                                                      bool return_probabilities) {
+  auto [context, probs] = self_attention->forward(hidden, mask, first_token_only, return_probabilities);
   const auto residual = first_token_only ? hidden.narrow(1, 0, 1) : hidden;
   return {output->forward(context, residual), probs};
 }
@@ -205,8 +188,9 @@ BertLayerImpl::BertLayerImpl(const BertOptions& options) {
 
 std::pair<torch::Tensor, torch::Tensor> BertLayerImpl::forward(const torch::Tensor& hidden,
                                                                   const torch::Tensor& mask,
-                                                                  bool first_token_only) {
-  auto [attended, probs] = attention->forward(hidden, mask, first_token_only);  // (B, Tq, C)
+                                                                  bool first_token_only,
+                                                                  bool return_probabilities) {
+  auto [attended, probs] = attention->forward(hidden, mask, first_token_only, return_probabilities);  // (B, Tq, C)
   return {output->forward(intermediate->forward(attended), attended), probs};
 }
 
@@ -222,12 +206,12 @@ BertEncoderOutput BertEncoderImpl::forward(const torch::Tensor& hidden, const to
               "BertEncoder: first-token mode computes only position 0 in the last layer; it cannot "
               "return hidden states or attentions");
   BertEncoderOutput out;
-  const AttentionProbabilitiesWanted attentions_mode(output_attentions);
   auto h = hidden;
   if (output_hidden_states) out.hidden_states.push_back(h);
   const int64_t count = static_cast<int64_t>(layer->size());
   for (int64_t i = 0; i < count; ++i) {
-    auto [next, probs] = layer[i]->as<BertLayer>()->forward(h, mask, first_token_only && i == count - 1);
+    auto [next, probs] =
+        layer[i]->as<BertLayer>()->forward(h, mask, first_token_only && i == count - 1, output_attentions);
     h = next;
     if (output_hidden_states) out.hidden_states.push_back(h);
     if (output_attentions) out.attentions.push_back(probs);

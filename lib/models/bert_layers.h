@@ -67,9 +67,11 @@ class BertSelfAttentionImpl : public AttentionSiteImpl {
   explicit BertSelfAttentionImpl(const BertOptions& options);
   /// hidden: (B, T, C); mask: additive (B, 1, 1, T) or undefined. With `first_token_only` only position
   /// 0 queries (keys and values still cover every position), Tq = 1; otherwise Tq = T.
-  /// Returns the context (B, Tq, C) and the attention probabilities (B, H, Tq, T) after dropout.
+  /// Returns the context (B, Tq, C) and, with `return_probabilities`, the attention probabilities
+  /// (B, H, Tq, T) after dropout. Without, they are undefined: the layer may then run the fused attention
+  /// kernel (models/fused_attention.h), which keeps them to itself.
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& hidden, const torch::Tensor& mask,
-                                                  bool first_token_only = false);
+                                                  bool first_token_only = false, bool return_probabilities = true);
 
   TunableLinear query{nullptr};
   TunableLinear key{nullptr};
@@ -87,7 +89,7 @@ class BertAttentionImpl : public torch::nn::Module {
   explicit BertAttentionImpl(const BertOptions& options);
   /// hidden: (B, T, C) → (B, Tq, C) and probabilities (B, H, Tq, T); see BertSelfAttention.
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& hidden, const torch::Tensor& mask,
-                                                  bool first_token_only = false);
+                                                  bool first_token_only = false, bool return_probabilities = true);
 
   BertSelfAttention self_attention{nullptr};  // "self"
   ResidualOutput output{nullptr};
@@ -98,9 +100,9 @@ TORCH_MODULE(BertAttention);
 class BertLayerImpl : public torch::nn::Module {
  public:
   explicit BertLayerImpl(const BertOptions& options);
-  /// hidden: (B, T, C) → (B, Tq, C) and attention probabilities (B, H, Tq, T).
+  /// hidden: (B, T, C) → (B, Tq, C) and attention probabilities (B, H, Tq, T); see BertSelfAttention.
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& hidden, const torch::Tensor& mask,
-                                                  bool first_token_only = false);
+                                                  bool first_token_only = false, bool return_probabilities = true);
 
   BertAttention attention{nullptr};
   Intermediate intermediate{nullptr};

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/dropout_mask.h"
+#include "models/masked_softmax_dropout.h"
 #include "models/softmax_rows.h"
 #include "runtime/autocast_compat.h"
 #include "runtime/direct_sgemm.h"
@@ -155,10 +156,8 @@ bool fused_attention_applies(const torch::Tensor& q, const torch::Tensor& k, con
   // The BLAS's sgemm is looked up at run time (runtime/direct_sgemm.h): an empty product says whether it is there.
   const runtime::SgemmOperand empty{nullptr, 1, 1};
   float none = 0;
-  if (!runtime::direct_sgemm(0, 0, 0, 1.0f, empty, empty, 0.0f, &none, 1)) return false;
-  if (!mask.defined()) return true;
-  return mask.device().is_cpu() && mask.scalar_type() == torch::kFloat && !mask.requires_grad() && mask.dim() == 4 &&
-         mask.size(0) == q.size(0) && mask.size(1) == 1 && mask.size(2) == 1 && mask.size(3) == k.size(2);
+  return runtime::direct_sgemm(0, 0, 0, 1.0f, empty, empty, 0.0f, &none, 1) &&
+         fused_key_mask_fits(mask, q.size(0), k.size(2));
 }
 
 torch::Tensor fused_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,

@@ -69,14 +69,17 @@ class MaskedSoftmaxDropout : public torch::autograd::Function<MaskedSoftmaxDropo
 }  // namespace
 
 bool masked_softmax_dropout_applies(const torch::Tensor& scores, const torch::Tensor& mask) {
-  const auto is_cpu_float = [](const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == torch::kFloat; };
-  if (runtime::autocast_enabled(c10::DeviceType::CPU) || !scores.defined() || !is_cpu_float(scores) ||
-      scores.dim() != 4 || scores.numel() == 0) {
+  if (runtime::autocast_enabled(c10::DeviceType::CPU) || !scores.defined() || !scores.device().is_cpu() ||
+      scores.scalar_type() != torch::kFloat || scores.dim() != 4 || scores.numel() == 0) {
     return false;
   }
+  return fused_key_mask_fits(mask, scores.size(0), scores.size(3));
+}
+
+bool fused_key_mask_fits(const torch::Tensor& mask, int64_t batch, int64_t keys) {
   if (!mask.defined()) return true;
-  return is_cpu_float(mask) && !mask.requires_grad() && mask.dim() == 4 && mask.size(0) == scores.size(0) &&
-         mask.size(1) == 1 && mask.size(2) == 1 && mask.size(3) == scores.size(3);
+  return mask.device().is_cpu() && mask.scalar_type() == torch::kFloat && !mask.requires_grad() && mask.dim() == 4 &&
+         mask.size(0) == batch && mask.size(1) == 1 && mask.size(2) == 1 && mask.size(3) == keys;
 }
 
 torch::Tensor masked_softmax_dropout(const torch::Tensor& scores, const torch::Tensor& mask, double p, uint64_t seed) {

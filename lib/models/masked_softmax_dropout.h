@@ -21,6 +21,10 @@ namespace capaboost {
 /// Other cases run the unfused composition.
 bool masked_softmax_dropout_applies(const torch::Tensor& scores, const torch::Tensor& mask);
 
+/// Whether `mask` is an attention mask the fused attention kernels take (here and models/fused_attention.h):
+/// undefined, or a float32 CPU additive key-padding mask (batch, 1, 1, keys) that needs no gradient.
+bool fused_key_mask_fits(const torch::Tensor& mask, int64_t batch, int64_t keys);
+
 /// parallel_dropout(softmax(scores + mask, -1), p, seed); an undefined mask adds nothing, p = 0 skips the
 /// dropout (evaluation). scores: (B, H, Tq, T); mask: (B, 1, 1, T) or undefined → (B, H, Tq, T).
 /// Differentiable in scores.
