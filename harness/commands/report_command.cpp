@@ -89,6 +89,7 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
           break;
         }
       }
+      move_unreported_absent_columns(document);
       // The paper's average column (its "All"), when its numbers name one: after the scaling, before the claims.
       const std::string average_column = add_average_column(document);
       // Budget columns: each row's mean over all its runs, beside the paper's budget file.

@@ -86,16 +86,19 @@ std::string budget_cells(const TableDocument& d, const std::string& row, bool pa
   return out;
 }
 
-// The caption's note on absent columns ("" when none).
+// The caption's note on the columns not run, shown or not ("" when none).
 std::string absent_note(const TableDocument& d) {
-  if (d.absent_columns.empty()) return "";
-  return fmt::format("{} not run on profile {} (n/a)", fmt::join(d.absent_columns, ", "), d.profile);
+  std::vector<std::string> not_run = d.absent_columns;
+  not_run.insert(not_run.end(), d.unreported_columns.begin(), d.unreported_columns.end());
+  if (not_run.empty()) return "";
+  return fmt::format("{} not run on profile {}{}", fmt::join(not_run, ", "), d.profile,
+                     d.absent_columns.empty() ? "" : " (n/a)");
 }
 
 // The spec's caption, then the note on absent columns as a sentence of its own (a caption may end
 // with its own full stop, or not).
 std::string caption_and_absent_note(const TableDocument& d) {
-  if (d.absent_columns.empty()) return d.caption;
+  if (d.absent_columns.empty() && d.unreported_columns.empty()) return d.caption;
   const char* separator = d.caption.empty() ? "" : d.caption.back() == '.' ? " " : ". ";
   return d.caption + separator + absent_note(d) + ".";
 }
@@ -165,6 +168,16 @@ std::string seed_phrase(const CellTable& table) {
                             : fmt::format("{} seed(s)", planned);
 }
 
+void move_unreported_absent_columns(TableDocument& document) {
+  std::vector<std::string> reported;
+  for (const auto& column : document.absent_columns) {
+    const bool has_number = document.paper && std::any_of(document.paper->rows.begin(), document.paper->rows.end(),
+                                                          [&](const auto& row) { return row.second.count(column) > 0; });
+    (has_number ? reported : document.unreported_columns).push_back(column);
+  }
+  document.absent_columns = std::move(reported);
+}
+
 std::string render_latex(const TableDocument& d) {
   const auto best = best_rows(d);
   std::string out;
@@ -186,7 +199,7 @@ std::string render_latex(const TableDocument& d) {
       "numbers{}; $^\\dagger$: some runs missing or failed.{}}}\n",
       latex_escape(d.title), latex_escape(d.metric), seed_phrase(d.cells), latex_escape(d.profile),
       d.paper && !d.paper->source.empty() ? " (" + latex_escape(d.paper->source) + ")" : "",
-      d.caption.empty() && d.absent_columns.empty() ? "" : " " + latex_escape(caption_and_absent_note(d)));
+      caption_and_absent_note(d).empty() ? "" : " " + latex_escape(caption_and_absent_note(d)));
   const auto columns = all_columns(d);
   out += fmt::format("\\label{{tab:{}-{}}}\n", d.spec_name, d.metric);
   out += fmt::format("\\begin{{tabular}}{{l{}}}\n\\toprule\n", std::string(d.budget_titles.size() + columns.size(), 'c'));

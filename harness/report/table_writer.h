@@ -25,6 +25,10 @@ struct TableDocument {
   /// Columns the spec runs at paper scale that this profile does not (MNLI, QQP and QNLI on `mini`,
   /// whose data is not offline): shown with the paper's numbers and "n/a" for ours, never dropped.
   std::vector<std::string> absent_columns;
+  /// Columns the profile does not run and the paper prints no number for (Figure 4a's densities
+  /// between the four the cpu profile runs): a column of "n/a" alone tells nothing, so the caption
+  /// names them and the table leaves them out (move_unreported_absent_columns).
+  std::vector<std::string> unreported_columns;
   std::optional<PaperNumbers> paper;
   /// Budget columns after the method name (report.table.budget): titles, each measured row's mean over
   /// its runs (row → title → value), and the paper's from its budget file.
@@ -37,6 +41,10 @@ struct TableDocument {
 /// seeds are still missing (the seeds any cell has a value for, against the most any cell was planned
 /// with). Tables and figures say it in their caption.
 std::string seed_phrase(const CellTable& cells);
+
+/// Moves the absent columns no paper row has a number for into `unreported_columns`; call it once
+/// `paper` is set.
+void move_unreported_absent_columns(TableDocument& document);
 
 /// A booktabs table: mean with ± std over seeds as a subscript, the best measured entry per column
 /// in bold, paper rows marked *, the profile and seed count in the caption, run keys as a comment.

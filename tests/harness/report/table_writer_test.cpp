@@ -97,6 +97,31 @@ TEST_CASE("columns the profile does not run keep the paper's numbers and show n/
   CHECK_THAT(csv, Catch::Contains("\"LoRA\",\"MNLI\",paper,86.59,,,,,,\n\"LoRA\",\"MNLI\",not run,,,0,0,0,,\n"));
 }
 
+TEST_CASE("columns neither run nor reported by the paper are named in the caption, not shown", "[harness][report]") {
+  auto document = document_with_paper_only_rows();
+  document.profile = "cpu";
+  document.column_key = "task";
+  document.absent_columns = {"MNLI", "QQP"};
+  document.paper->rows["LoRA"]["MNLI"] = {86.59, std::nullopt};
+  move_unreported_absent_columns(document);
+  CHECK(document.absent_columns == std::vector<std::string>{"MNLI"});
+  CHECK(document.unreported_columns == std::vector<std::string>{"QQP"});
+  const auto markdown = render_markdown(document);
+  CHECK_THAT(markdown, Catch::Contains("MNLI, QQP not run on profile cpu (n/a)."));
+  CHECK_THAT(markdown, Catch::Contains("| LoRA* | 62.2 | 86.6 |\n| LoRA (ours) | 61.5 ± 0.7 | n/a |\n"));
+  CHECK(render_csv(document).find("QQP") == std::string::npos);
+  // Without paper numbers in any absent column, no column is left to mark n/a.
+  document.paper->rows["LoRA"].erase("MNLI");
+  document.absent_columns = {"MNLI", "QQP"};
+  document.unreported_columns.clear();
+  move_unreported_absent_columns(document);
+  CHECK(document.absent_columns.empty());
+  const auto without = render_markdown(document);
+  CHECK_THAT(without, Catch::Contains("MNLI, QQP not run on profile cpu.\n"));
+  CHECK(without.find("n/a") == std::string::npos);
+  CHECK_THAT(render_latex(document), Catch::Contains("MNLI, QQP not run on profile cpu.}"));
+}
+
 TEST_CASE("budget columns follow the method name, the paper's budget beside ours", "[harness][report]") {
   auto document = document_with_paper_only_rows();
   document.budget_titles = {"FT params %"};
