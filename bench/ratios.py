@@ -4,7 +4,8 @@
 Ratios come from a single run (timings on a shared 2-core machine drift between runs), each case's time
 the median of its repetitions:
 CapaBoost(d, r) against LoRA of rank d*r, CapaBoost-adapter(d, bn) against adapter of d*bn, and bf16
-against fp32 (the LoRA step and the GEMM; absent where the CPU has no bf16 and those were skipped).
+against fp32 (the LoRA step and the GEMM; absent where the CPU has no bf16 and those were skipped), steps
+against their products at the sgemm rate, and each fused kernel (impl:1) against the operators it replaces.
 Ratios above the target are flagged, not fatal: one noisy run must not fail `make bench`.
 Usage: ratios.py results.json
        ratios.py --cuda results.json peft.json   (the GPU step against transformers + PEFT on the same GPU:
@@ -109,6 +110,13 @@ def main(path):
     for single, batched, k, label in BATCHING_BOUNDS:
         if single in times and batched in times:
             print(f"{label}: {k * times[single] / times[batched]:.3f}")
+    # The fused kernels' benchmarks (bench/fused_kernels_bench.cpp): each case with impl:1 (the suite's
+    # kernel) against the same case with impl:0 (the operators it replaces), in the benchmark's time unit.
+    for name in sorted(times):
+        if "/impl:1" in name and name.replace("/impl:1", "/impl:0") in times:
+            unfused = times[name.replace("/impl:1", "/impl:0")]
+            print(f"{name.replace('/impl:1', '')}, kernel / unfused: {times[name] / unfused:.3f} "
+                  f"({times[name]:.0f} / {unfused:.0f})")
     return 0
 
 
