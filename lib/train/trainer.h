@@ -87,8 +87,9 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
 std::vector<std::vector<int64_t>> training_batches(const TrainingSplit& split, const TrainerOptions& options,
                                                    int64_t epoch);
 
-/// The metrics of `model` on `split` (eval mode, no gradients), in batches of `batch_size`, the
-/// products in `precision`.
+/// The metrics of `model` on `split` (eval mode, no gradients), in batches of `batch_size` taken in
+/// order of length (TrainingSplit::length, ties in index order) so that they pad little, the products
+/// in `precision`.
 Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t batch_size,
                      runtime::Precision precision = runtime::Precision::kFp32);
 

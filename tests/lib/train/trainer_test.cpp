@@ -1,7 +1,10 @@
 #include "train/trainer.h"
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "peft/method_registry.h"
 #include "train/tokenized_dataset.h"
@@ -60,7 +63,86 @@ class CountingHooks : public TrainingHooks {
   std::vector<int64_t> steps, totals;
 };
 
+// A split that records the batches it is asked for, over a tokenized one.
+class RecordingSplit : public TrainingSplit {
+ public:
+  explicit RecordingSplit(std::shared_ptr<TokenizedDataset> inner) : inner_(std::move(inner)) {}
+  int64_t size() const override { return inner_->size(); }
+  int64_t length(int64_t index) const override { return inner_->length(index); }
+  Batch collate(const std::vector<int64_t>& indices, BatchPadding padding) const override {
+    batches.push_back(indices);
+    return inner_->collate(indices, padding);
+  }
+  std::unique_ptr<SplitScorer> scorer() const override { return std::make_unique<Scorer>(*this); }
+  mutable std::vector<std::vector<int64_t>> batches;
+  mutable std::map<int64_t, float> predictions;  ///< index → the model's first output
+
+ private:
+  // The split's own scorer, keeping every example's output by index on the way.
+  class Scorer : public SplitScorer {
+   public:
+    explicit Scorer(const RecordingSplit& split) : split_(split), inner_(split.inner_->scorer()) {}
+    void add(const torch::Tensor& outputs, const Batch& batch) override {
+      for (size_t i = 0; i < batch.indices.size(); ++i)
+        split_.predictions[batch.indices[i]] = outputs[static_cast<int64_t>(i)][0].item<float>();
+      inner_->add(outputs, batch);
+    }
+    Score finish() override { return inner_->finish(); }
+
+   private:
+    const RecordingSplit& split_;
+    std::unique_ptr<SplitScorer> inner_;
+  };
+  std::shared_ptr<TokenizedDataset> inner_;
+};
+
 }  // namespace
+
+TEST_CASE("evaluation batches the examples by length, with the metrics of one example at a time", "[train][trainer]") {
+  REQUIRE_MIRROR_AND_TOKENIZER("STS-B");
+  const TaskInfo& task = glue_task("STS-B");
+  const auto splits = small_splits("STS-B", 8);
+  const auto tokenizer = roberta_tokenizer();
+  const std::vector<Example> examples(splits.eval.begin(), splits.eval.begin() + std::min<size_t>(100, splits.eval.size()));
+  RecordingSplit split(tokenized(examples, *tokenizer, task, 64));
+  torch::manual_seed(11);
+  auto model = RobertaForSequenceClassification(tiny_encoder(task.num_labels));
+  const Score batched = evaluate_model(*model, split, 16);
+  // Every example once, and the lengths never fall along the batches: each batch pads to its own longest.
+  std::vector<int64_t> seen, lengths;
+  int64_t padded = 0, plain_padded = 0;
+  for (const auto& batch : split.batches) {
+    int64_t longest = 0;
+    for (const int64_t index : batch) {
+      seen.push_back(index);
+      lengths.push_back(split.length(index));
+      longest = std::max(longest, split.length(index));
+    }
+    padded += longest * static_cast<int64_t>(batch.size());
+  }
+  CHECK(std::is_sorted(lengths.begin(), lengths.end()));
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen.size() == examples.size());
+  CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+  // The index order's padded tokens, for comparison: sorting pads less on real sentences.
+  for (size_t first = 0; first < examples.size(); first += 16) {
+    int64_t longest = 0;
+    const size_t end = std::min(examples.size(), first + 16);
+    for (size_t i = first; i < end; ++i) longest = std::max(longest, split.length(static_cast<int64_t>(i)));
+    plain_padded += longest * static_cast<int64_t>(end - first);
+  }
+  CHECK(padded < plain_padded);
+  // Scorers place outputs by index: every example's output is its output alone, without padding, to
+  // float rounding, and so are the metrics (a random model's outputs spread little, so its correlations
+  // feel that rounding more than a trained one's).
+  const auto sorted_predictions = split.predictions;
+  split.predictions.clear();
+  const Score alone = evaluate_model(*model, split, 1);
+  REQUIRE(split.predictions.size() == sorted_predictions.size());
+  for (const auto& [index, value] : split.predictions) CHECK(sorted_predictions.at(index) == Approx(value).margin(1e-5));
+  CHECK(alone.metrics.at("pearson") == Approx(batched.metrics.at("pearson")).margin(1e-4));
+  CHECK(alone.metrics.at("spearmanr") == Approx(batched.metrics.at("spearmanr")).margin(1e-4));
+}
 
 TEST_CASE("fine-tuning on CoLA makes the training loss fall", "[train][trainer]") {
   REQUIRE_MIRROR_AND_TOKENIZER("CoLA");
