@@ -29,7 +29,7 @@ std::string to_string(Activation activation) {
 torch::Tensor activate(Activation activation, const torch::Tensor& x) {
   switch (activation) {
     case Activation::kGelu:
-      // The suite's kernel on float32 CPU tensors, 3-4x ATen's there (models/exact_gelu.h).
+      // The suite's kernel on float32 CPU tensors: about 0.8x ATen's time there (models/exact_gelu.h).
       return exact_gelu_applies(x) ? exact_gelu(x) : torch::gelu(x);
     case Activation::kGeluNew:
       // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))): exactly NewGELUActivation's formula, fused by ATen.
