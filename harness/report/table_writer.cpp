@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <set>
 
 namespace capaboost::harness {
@@ -152,18 +153,23 @@ std::string reported_text(const ReportedValue* value, int decimals, bool latex) 
 
 // Seeds are counted across cells, not per cell: a sweep curated after its first seed has one seed in every
 // cell, and two cells run on different seeds together have two. A cell's value count stands in where the
-// values carry no seeds (documents built by hand).
+// values carry no seeds (documents built by hand). Cells that hold fewer than the others make it a range
+// ("1–3 of 3 planned"): a cell shared with another spec's runs may be complete while the sweep has run one
+// seed, and "3 seed(s)" would then describe one cell only.
 std::string seed_phrase(const CellTable& table) {
   std::set<int64_t> seeds;
-  size_t measured = 0, planned = 0;
+  size_t measured = 0, planned = 0, fewest = SIZE_MAX;
   for (const auto& [row, columns] : table.cells) {
     for (const auto& [column, cell] : columns) {
       seeds.insert(cell.seeds.begin(), cell.seeds.end());
       measured = std::max(measured, cell.values.size());
       planned = std::max({planned, static_cast<size_t>(cell.planned), cell.values.size()});
+      const size_t held = std::max(cell.values.size(), cell.seeds.size());
+      if (held > 0) fewest = std::min(fewest, held);
     }
   }
   measured = std::max(measured, seeds.size());
+  if (fewest < measured) return fmt::format("{}–{} of {} planned seed(s)", fewest, measured, std::max(planned, measured));
   return measured < planned ? fmt::format("{} of {} planned seed(s)", measured, planned)
                             : fmt::format("{} seed(s)", planned);
 }

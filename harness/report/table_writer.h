@@ -39,7 +39,8 @@ struct TableDocument {
 
 /// How many seeds the cells' values come from: "3 seed(s)", or "1 of 3 planned seed(s)" while a sweep's
 /// seeds are still missing (the seeds any cell has a value for, against the most any cell was planned
-/// with). Tables and figures say it in their caption.
+/// with), or "1–3 of 3 planned seed(s)" while some cells hold fewer than others. Tables and figures say
+/// it in their caption.
 std::string seed_phrase(const CellTable& cells);
 
 /// Moves the absent columns no paper row has a number for into `unreported_columns`; call it once

@@ -164,7 +164,11 @@ TEST_CASE("the header counts the seeds measured, and the planned ones while some
   other.seeds = {43};
   other.planned = 3;
   document.cells.cells["LoRA"]["SST-2"] = other;
-  CHECK_THAT(render_markdown(document), Catch::Contains("2 of 3 planned seed(s)"));
+  CHECK_THAT(render_markdown(document), Catch::Contains("1–2 of 3 planned seed(s)"));
+  // One cell complete (shared with another spec's runs), the other at its first seed: a range, not "3 seed(s)".
+  document.cells.cells["LoRA"]["CoLA"].values = {61.0, 62.0, 63.0};
+  document.cells.cells["LoRA"]["CoLA"].seeds = {42, 43, 44};
+  CHECK(seed_phrase(document.cells) == "1–3 of 3 planned seed(s)");
 }
 
 TEST_CASE("the seed phrase is the one a figure's subtitle shows for the same cells", "[harness][report]") {
