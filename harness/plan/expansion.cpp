@@ -57,8 +57,10 @@ std::vector<std::string> axis_names(const Spec& spec) {
   std::vector<std::string> names;
   for (const auto& axis : spec.grid) names.push_back(axis.name);
   for (const auto& axis : spec.zip) names.push_back(axis.name);
-  names.push_back("lr");
-  names.push_back("seed");
+  // The learning rate and the seed name every run, unless a grid already swept them (once is enough).
+  for (const char* always : {"lr", "seed"}) {
+    if (std::find(names.begin(), names.end(), always) == names.end()) names.push_back(always);
+  }
   return names;
 }
 

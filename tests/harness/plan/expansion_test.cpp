@@ -44,6 +44,14 @@ TEST_CASE("expansion: rows x grid x zip x lr x seeds, profile applied last", "[h
   }
 }
 
+TEST_CASE("a run's name gives every swept parameter once, the rate and seed last unless a grid sweeps them",
+          "[harness][plan]") {
+  Spec spec = load_spec(capaboost::harness::testing::fixture("specs/good/sweep.yaml"));
+  CHECK(axis_names(spec) == std::vector<std::string>{"density", "alpha", "lora_dropout", "lr", "seed"});
+  spec.grid.push_back(Axis{"lr", {0.001, 0.002}, {}});  // a grid over the rate: its column, named once
+  CHECK(axis_names(spec) == std::vector<std::string>{"density", "lr", "alpha", "lora_dropout", "seed"});
+}
+
 TEST_CASE("a spec without seeds or lr_grid leaves seed and lr to their defaults", "[harness][plan]") {
   Spec spec = load_spec(capaboost::harness::testing::fixture("specs/good/sweep.yaml"));
   spec.seeds.clear();
