@@ -302,8 +302,7 @@ curate-appendix-%: program
 	@$(call curate,experiments/$*.yaml,make reproduce-appendix-$* PROFILE=$(PROFILE) && make curate-appendix-$* PROFILE=$(PROFILE))
 
 # Checks of the suite's own choices and findings, not artifacts of the paper (length_grouping_check,
-# precision_check, density_peak_check),
-# by spec name: make reproduce-check-length_grouping_check PROFILE=cpu.
+# precision_check, density_peak_check), by spec name: make reproduce-check-density_peak_check PROFILE=cpu.
 reproduce-check-%: program profile-deps
 	@$(call run_named_spec,$*)
 
