@@ -1,7 +1,7 @@
 # Lines with error bars (mean ± std over seeds), one per series.
 # `capaboost report` fills in the title, the axis labels, the log scale, the key and the plot command (the
 # @-delimited names below); the terminal and output are set on the gnuplot command line (PDF and PNG).
-set title "CapaBoost-LoRA on CoLA against r for d = 1, 2, 3 (density 0.5)\n{/*0.8 profile cpu: mean ± std over 1–3 of 3 planned seed(s)}\n{/*0.8 all-MiniLM-L6-v2 (6 x 384, pre-trained); CoLA's full training split, 3 epochs at batch 32 (the}\n{/*0.8 paper: 40 at batch 128); learning rate chosen on eval from 5e-4 and 2e-3 (the paper: 5e-4); three}\n{/*0.8 seeds.}"
+set title "CapaBoost-LoRA on CoLA against r for d = 1, 2, 3 (density 0.5)\n{/*0.8 profile cpu: mean ± std over 3 seed(s)}\n{/*0.8 all-MiniLM-L6-v2 (6 x 384, pre-trained); CoLA's full training split, 3 epochs at batch 32 (the}\n{/*0.8 paper: 40 at batch 128); learning rate chosen on eval from 5e-4 and 2e-3 (the paper: 5e-4); three}\n{/*0.8 seeds.}"
 set xlabel "LoRA inner dimension r"
 set ylabel "CoLA MCC (x100)"
 set logscale x 2
