@@ -16,9 +16,11 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace capaboost::harness {
 namespace {
@@ -33,24 +35,37 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-// Creates `path` only if absent, with `content`, synced. Returns false when it exists.
+// Creates `path` only if absent, with `content`, synced. Returns false when it exists. The content is
+// written to a file of its own first and linked to `path` (link(2) fails with EEXIST like O_EXCL, and is
+// atomic on NFS too): a claim created in place and then written was empty for a moment, and a holder
+// killed in that moment left a claim nobody could judge for ten seconds, so a rerun right after a kill -9
+// skipped that run as "running in another process".
 bool create_exclusive(const std::string& path, const std::string& content) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    if (errno == EEXIST) return false;
-    throw std::runtime_error(fmt::format("{}: cannot create a run claim: {}; make the results directory "
-                                         "writable (or free space on its disk)", path, std::strerror(errno)));
-  }
+  const auto fail = [&](const char* what, int error) {
+    return std::runtime_error(fmt::format("{}: cannot {} a run claim: {}; make the results directory writable "
+                                          "(or free space on its disk)", path, what, std::strerror(error)));
+  };
+  const std::string draft = path + ".draft." + std::to_string(::getpid()) + "." +
+                            std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  const int fd = ::open(draft.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw fail("create", errno);
   const bool written = ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()) &&
                        ::fsync(fd) == 0;
-  const int error = errno;
+  const int write_error = errno;
   ::close(fd);
   if (!written) {
-    ::unlink(path.c_str());
-    throw std::runtime_error(fmt::format("{}: cannot write a run claim: {}; make the results directory "
-                                         "writable (or free space on its disk)", path, std::strerror(error)));
+    ::unlink(draft.c_str());
+    throw fail("write", write_error);
   }
-  return true;
+  const bool linked = ::link(draft.c_str(), path.c_str()) == 0;
+  const int link_error = errno;
+  // NFS may answer a link that was made with an error (its reply lost): the draft's link count decides.
+  struct stat info {};
+  const bool made = linked || (::stat(draft.c_str(), &info) == 0 && info.st_nlink == 2);
+  ::unlink(draft.c_str());
+  if (made) return true;
+  if (link_error == EEXIST) return false;
+  throw fail("create", link_error);
 }
 
 // Removes the claim at `path` if it still holds `judged` (the content found stale). Of several
@@ -130,7 +145,8 @@ bool RunClaims::is_stale(const std::string& path) const {
     return json.at("host").get<std::string>() == host_name() && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 &&
            errno == ESRCH;
   } catch (const nlohmann::json::exception&) {
-    // Torn by a crash between create and write: stale once older than a few seconds.
+    // Unreadable (damaged, or torn by a binary from before claims were linked whole): stale once older
+    // than a few seconds.
     return age > 10;
   }
 }
@@ -165,6 +181,15 @@ size_t RunClaims::remove_stale() {
   std::error_code ignored;
   for (const auto& entry : fs::directory_iterator(directory_, ignored)) {
     const std::string path = entry.path().string();
+    // A draft is a claim's content before it is linked in; one older than the lease was left by a killed
+    // holder (its own holder removes it within a moment either way).
+    if (path.find(".claim.draft.") != std::string::npos) {
+      struct stat info {};
+      if (::stat(path.c_str(), &info) == 0 && std::time(nullptr) - info.st_mtim.tv_sec > lease_.count()) {
+        removed += ::unlink(path.c_str()) == 0;
+      }
+      continue;
+    }
     if (entry.path().extension() != ".claim") continue;
     const std::string judged = read_file(path);
     if (is_stale(path) && remove_if_unchanged(path, judged)) ++removed;

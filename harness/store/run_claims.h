@@ -2,14 +2,15 @@
 // Claims on runs, so that processes sharing one results directory — parallel workers, two `capaboost
 // run` commands, array tasks of a cluster job — never run the same run at once.
 //
-// A claim is the file <results>/claims/<key>.claim, created with O_CREAT|O_EXCL (atomic on local disks
-// and on NFS v3+), holding who made it (host, pid, time, a nonce). While its run executes, the holder
-// touches the file's modification time every quarter lease; a claim is stale when its holder is a dead
+// A claim is the file <results>/claims/<key>.claim, holding who made it (host, pid, time, a nonce),
+// written whole to a draft and linked into place (link(2) is exclusive and atomic on local disks and NFS),
+// so that a claim is never seen empty. While its run executes, the holder touches the file's
+// modification time every quarter lease; a claim is stale when its holder is a dead
 // process of this host or its modification time is older than the lease (a killed task on another
 // node, a node lost), or when it names the scheduler task this process is (a SLURM array task that was
 // preempted or requeued: the scheduler runs one incarnation of it at a time). A stale claim is taken
 // over: renamed aside (one taker wins the rename), checked to be the claim judged stale, removed, and
-// created anew with O_EXCL.
+// created anew, exclusively.
 
 #include <chrono>
 #include <condition_variable>
@@ -73,8 +74,8 @@ class RunClaims {
   /// Whether the claim file at `path` is stale (see the header comment).
   bool is_stale(const std::string& path) const;
 
-  /// Removes every stale claim (left by killed processes whose runs finished or were given up);
-  /// returns how many.
+  /// Removes every stale claim (left by killed processes whose runs finished or were given up) and
+  /// every claim draft older than the lease (a holder killed while creating its claim); returns how many.
   size_t remove_stale();
 
   std::string claim_path(const std::string& key) const;

@@ -152,3 +152,38 @@ TEST_CASE("a results directory that cannot hold claims is named with the fix", "
   RunClaims claims(dir.file("not-a-directory"));
   CHECK_THROWS_WITH(claims.try_claim("k"), Contains("not-a-directory/claims") && Contains("writable"));
 }
+
+TEST_CASE("a claim is never seen empty, so one killed while claiming is free at once", "[harness][store][claims]") {
+  TempDir dir;
+  RunClaims claims(dir.path().string());
+  const std::string path = claims.claim_path("k");
+  REQUIRE(claims.try_claim("warm-up"));  // the claims directory exists before the child starts
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {  // claims and releases the same key as fast as it can
+    RunClaims mine(dir.path().string());
+    for (int i = 0; i < 20000; ++i) mine.try_claim("k");
+    _exit(0);
+  }
+  // Read the claim as another process would judge it: present means whole.
+  int seen = 0, empty = 0, finished = 0;
+  while (waitpid(child, &finished, WNOHANG) == 0) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) continue;
+    char first = 0;
+    seen += 1;
+    empty += ::read(fd, &first, 1) != 1;
+    ::close(fd);
+  }
+  REQUIRE(WIFEXITED(finished));
+  INFO(seen << " reads of a present claim");
+  CHECK(seen > 0);
+  CHECK(empty == 0);
+  // What a holder killed mid-claim leaves: a draft at most, which remove_stale clears once older than
+  // the lease, and no claim.
+  std::ofstream(path + ".draft.1.2") << "{}";
+  age_by(path + ".draft.1.2", 100000);
+  CHECK(claims.remove_stale() == 1);
+  CHECK_FALSE(fs::exists(path + ".draft.1.2"));
+  CHECK(claims.try_claim("k") != nullptr);
+}
