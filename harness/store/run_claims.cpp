@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -45,8 +46,9 @@ bool create_exclusive(const std::string& path, const std::string& content) {
     return std::runtime_error(fmt::format("{}: cannot {} a run claim: {}; make the results directory writable "
                                           "(or free space on its disk)", path, what, std::strerror(error)));
   };
-  const std::string draft = path + ".draft." + std::to_string(::getpid()) + "." +
-                            std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  // <claim>.draft.<tid>.<pid>.<host>: remove_stale can tell a dead local writer's draft at once.
+  const std::string draft = path + ".draft." + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) +
+                            "." + std::to_string(::getpid()) + "." + host_name();
   const int fd = ::open(draft.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw fail("create", errno);
   const bool written = ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()) &&
@@ -181,13 +183,17 @@ size_t RunClaims::remove_stale() {
   std::error_code ignored;
   for (const auto& entry : fs::directory_iterator(directory_, ignored)) {
     const std::string path = entry.path().string();
-    // A draft is a claim's content before it is linked in; one older than the lease was left by a killed
-    // holder (its own holder removes it within a moment either way).
-    if (path.find(".claim.draft.") != std::string::npos) {
+    // A draft is a claim's content before it is linked in (its writer removes it within a moment); one
+    // whose writer is a dead process of this host, or older than the lease, was left by a killed holder.
+    if (const auto at = path.find(".claim.draft."); at != std::string::npos) {
+      const std::string tail = path.substr(at + std::strlen(".claim.draft."));  // <tid>.<pid>.<host>
+      const auto pid_at = tail.find('.') + 1, host_at = tail.find('.', pid_at) + 1;
+      const long pid = std::atol(tail.c_str() + pid_at);
+      const bool dead_here = host_at > 0 && tail.substr(host_at) == host_name() && pid > 0 &&
+                             ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
       struct stat info {};
-      if (::stat(path.c_str(), &info) == 0 && std::time(nullptr) - info.st_mtim.tv_sec > lease_.count()) {
-        removed += ::unlink(path.c_str()) == 0;
-      }
+      const bool old = ::stat(path.c_str(), &info) == 0 && std::time(nullptr) - info.st_mtim.tv_sec > lease_.count();
+      if (dead_here || old) removed += ::unlink(path.c_str()) == 0;
       continue;
     }
     if (entry.path().extension() != ".claim") continue;

@@ -75,7 +75,8 @@ class RunClaims {
   bool is_stale(const std::string& path) const;
 
   /// Removes every stale claim (left by killed processes whose runs finished or were given up) and
-  /// every claim draft older than the lease (a holder killed while creating its claim); returns how many.
+  /// every claim draft left by a holder killed while creating its claim (a dead process of this host,
+  /// or older than the lease); returns how many.
   size_t remove_stale();
 
   std::string claim_path(const std::string& key) const;

@@ -179,11 +179,16 @@ TEST_CASE("a claim is never seen empty, so one killed while claiming is free at 
   INFO(seen << " reads of a present claim");
   CHECK(seen > 0);
   CHECK(empty == 0);
-  // What a holder killed mid-claim leaves: a draft at most, which remove_stale clears once older than
-  // the lease, and no claim.
-  std::ofstream(path + ".draft.1.2") << "{}";
-  age_by(path + ".draft.1.2", 100000);
-  CHECK(claims.remove_stale() == 1);
-  CHECK_FALSE(fs::exists(path + ".draft.1.2"));
+  // What a holder killed mid-claim leaves: a draft at most, which remove_stale clears at once when its
+  // writer is a dead process of this host, and once older than the lease otherwise; and no claim.
+  const std::string dead_local = path + ".draft.7." + std::to_string(dead_pid()) + "." + host_name();
+  const std::string live_local = path + ".draft.7." + std::to_string(getpid()) + "." + host_name();
+  const std::string old_remote = path + ".draft.7.1.another-host";
+  for (const auto& draft : {dead_local, live_local, old_remote}) std::ofstream(draft) << "{}";
+  age_by(old_remote, 100000);
+  CHECK(claims.remove_stale() == 2);
+  CHECK_FALSE(fs::exists(dead_local));
+  CHECK_FALSE(fs::exists(old_remote));
+  CHECK(fs::exists(live_local));  // its writer may be about to link it
   CHECK(claims.try_claim("k") != nullptr);
 }
