@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -36,6 +37,9 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
+// A claim's draft is <claim>.draft.<tid>.<pid>.<host>: remove_stale can tell a dead local writer's draft.
+constexpr const char* kDraftInfix = ".draft.";
+
 // Creates `path` only if absent, with `content`, synced. Returns false when it exists. The content is
 // written to a file of its own first and linked to `path` (link(2) fails with EEXIST like O_EXCL, and is
 // atomic on NFS too): a claim created in place and then written was empty for a moment, and a holder
@@ -46,9 +50,9 @@ bool create_exclusive(const std::string& path, const std::string& content) {
     return std::runtime_error(fmt::format("{}: cannot {} a run claim: {}; make the results directory writable "
                                           "(or free space on its disk)", path, what, std::strerror(error)));
   };
-  // <claim>.draft.<tid>.<pid>.<host>: remove_stale can tell a dead local writer's draft at once.
-  const std::string draft = path + ".draft." + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) +
-                            "." + std::to_string(::getpid()) + "." + host_name();
+  const std::string draft = path + kDraftInfix +
+                            std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) + "." +
+                            std::to_string(::getpid()) + "." + host_name();
   const int fd = ::open(draft.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw fail("create", errno);
   const bool written = ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()) &&
@@ -68,6 +72,18 @@ bool create_exclusive(const std::string& path, const std::string& content) {
   if (made) return true;
   if (link_error == EEXIST) return false;
   throw fail("create", link_error);
+}
+
+// Whether `pid` of `host` is a process known to have ended: only a process of this host can be checked.
+bool dead_process_here(const std::string& host, long pid) {
+  return host == host_name() && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+// Seconds since `path` was last modified, or nothing when it is gone.
+std::optional<long> seconds_since_modified(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  return static_cast<long>(std::time(nullptr) - info.st_mtim.tv_sec);
 }
 
 // Removes the claim at `path` if it still holds `judged` (the content found stale). Of several
@@ -132,9 +148,9 @@ std::optional<ClaimHolder> RunClaims::holder(const std::string& key) const {
 }
 
 bool RunClaims::is_stale(const std::string& path) const {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return false;  // gone: nothing to take over
-  const auto age = std::time(nullptr) - info.st_mtim.tv_sec;
+  const auto seconds = seconds_since_modified(path);
+  if (!seconds) return false;  // gone: nothing to take over
+  const long age = *seconds;
   if (age > lease_.count()) return true;
   try {
     const auto json = nlohmann::json::parse(read_file(path));
@@ -142,10 +158,8 @@ bool RunClaims::is_stale(const std::string& path) const {
     // made by this task before it was preempted or requeued (perhaps on another node, whose pid we
     // cannot check).
     if (!scheduler_task_.empty() && json.value("scheduler_task", "") == scheduler_task_) return true;
-    const long pid = json.at("pid").get<long>();
     // A holder on this host is checked directly: a killed worker's claim is free at once.
-    return json.at("host").get<std::string>() == host_name() && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 &&
-           errno == ESRCH;
+    return dead_process_here(json.at("host").get<std::string>(), json.at("pid").get<long>());
   } catch (const nlohmann::json::exception&) {
     // Unreadable (damaged, or torn by a binary from before claims were linked whole): stale once older
     // than a few seconds.
@@ -185,15 +199,14 @@ size_t RunClaims::remove_stale() {
     const std::string path = entry.path().string();
     // A draft is a claim's content before it is linked in (its writer removes it within a moment); one
     // whose writer is a dead process of this host, or older than the lease, was left by a killed holder.
-    if (const auto at = path.find(".claim.draft."); at != std::string::npos) {
-      const std::string tail = path.substr(at + std::strlen(".claim.draft."));  // <tid>.<pid>.<host>
+    const std::string draft_of = std::string(".claim") + kDraftInfix;
+    if (const auto at = path.find(draft_of); at != std::string::npos) {
+      const std::string tail = path.substr(at + draft_of.size());  // <tid>.<pid>.<host>
       const auto pid_at = tail.find('.') + 1, host_at = tail.find('.', pid_at) + 1;
-      const long pid = std::atol(tail.c_str() + pid_at);
-      const bool dead_here = host_at > 0 && tail.substr(host_at) == host_name() && pid > 0 &&
-                             ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
-      struct stat info {};
-      const bool old = ::stat(path.c_str(), &info) == 0 && std::time(nullptr) - info.st_mtim.tv_sec > lease_.count();
-      if (dead_here || old) removed += ::unlink(path.c_str()) == 0;
+      const bool dead_writer =
+          host_at > 0 && dead_process_here(tail.substr(host_at), std::atol(tail.c_str() + pid_at));
+      const bool lapsed = seconds_since_modified(path).value_or(0) > lease_.count();
+      if (dead_writer || lapsed) removed += ::unlink(path.c_str()) == 0;
       continue;
     }
     if (entry.path().extension() != ".claim") continue;
