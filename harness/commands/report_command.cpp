@@ -15,6 +15,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 namespace capaboost::harness {
 namespace {
@@ -111,9 +112,15 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
       }
       // The spec's claims on this metric, as paired differences: the Markdown report ends with them.
       std::vector<ComparisonResult> measured;
+      std::optional<CellTable> eval_cells;  // what `at: chosen_on_eval` picks each side's column by
       for (const auto& comparison : spec.comparisons) {
         if ((comparison.metric.empty() ? layout.metrics.front() : comparison.metric) != metric) continue;
-        measured.push_back(compare(comparison, document.cells, layout.higher_is_better, average_column));
+        if (comparison.at_chosen_on_eval && !eval_cells) {
+          eval_cells = aggregate(runs, store, "eval_score", layout.rows, layout.columns);
+        }
+        const ComparisonLayout resolved =
+            comparison.at_chosen_on_eval ? with_columns_chosen_on(comparison, *eval_cells) : comparison;
+        measured.push_back(compare(resolved, document.cells, layout.higher_is_better, average_column));
       }
       const std::string markdown =
           render_markdown(document) + render_comparisons_markdown(measured, layout.columns, layout.decimals_of(metric));

@@ -86,6 +86,26 @@ double t_quantile_975(int df) {
   return z + (z * z * z + z) / (4 * v) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * v * v);
 }
 
+ComparisonLayout with_columns_chosen_on(const ComparisonLayout& spec, const CellTable& selection) {
+  if (!spec.at_chosen_on_eval) return spec;
+  const auto chosen_column = [&](const std::string& row) -> std::string {
+    std::string best = "(no eval score)";
+    double best_mean = -INFINITY;
+    for (const auto& column : selection.columns) {
+      const Cell* cell = find_cell(selection, row, column);
+      if (cell && !cell->empty() && cell->mean() > best_mean) {
+        best_mean = cell->mean();
+        best = column;
+      }
+    }
+    return best;
+  };
+  ComparisonLayout chosen = spec;
+  chosen.a.column = chosen_column(spec.a.row);
+  chosen.b.column = chosen_column(spec.b.row);
+  return chosen;
+}
+
 ComparisonResult compare(const ComparisonLayout& spec, const CellTable& cells, bool higher_is_better,
                          const std::string& average_column) {
   ComparisonResult result;

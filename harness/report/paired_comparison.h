@@ -8,6 +8,7 @@
 //       - {claim: "Diff-mask beats Same-mask at every density (§6)", a: Diff-mask, b: Same-mask}
 //       - {claim: "d=2 at r=32 beats d=1 at r=64 (§6)", a: {row: d=2, column: 32}, b: {row: d=1, column: 64}}
 //       - {claim: "2:4 masks perform like random masks", a: "2:4", b: Random, within: 1.0}
+//       - {claim: "0.6 beats 1.0, each at its own rate", a: density 0.6, b: density 1.0, at: chosen_on_eval}
 //
 // A claim with `within: m` says A and B perform alike: a column supports it when the 95% interval of
 // A − B lies inside [−m, m], and contradicts it when the interval lies wholly outside.
@@ -46,6 +47,11 @@ struct ComparisonResult {
 
 /// The two-sided 95% quantile of Student's t with `df` degrees of freedom (t(2) = 4.303).
 double t_quantile_975(int df);
+
+/// A claim `at: chosen_on_eval` with each side's column filled in: the column where `selection` (the
+/// eval-split metric over the same rows and columns) has the row's highest mean. A side with no eval
+/// score anywhere gets a column no table has, so the claim reads "not measured". Other claims: unchanged.
+ComparisonLayout with_columns_chosen_on(const ComparisonLayout& spec, const CellTable& selection);
 
 /// Pairs A's and B's values by seed in `cells` and summarises each column pair. `average_column` names
 /// the column of row means (report/average_column.h), or is empty: it goes to `average`, not the verdict.

@@ -321,7 +321,7 @@ void read_comparisons(Reader& reader, const YAML::Node& node, Spec& spec) {
   }
   for (const auto& item : node) {
     if (!reader.expect_map(item, "a comparison")) continue;
-    reader.check_keys(item, {"claim", "a", "b", "metric", "within"}, "a comparison");
+    reader.check_keys(item, {"claim", "a", "b", "metric", "within", "at"}, "a comparison");
     for (const char* required : {"claim", "a", "b"}) {
       if (!item[required]) reader.error(item, fmt::format("a comparison needs '{}'", required));
     }
@@ -344,6 +344,17 @@ void read_comparisons(Reader& reader, const YAML::Node& node, Spec& spec) {
         layout.within = margin;
       } else {
         reader.error(within, "a comparison's 'within' is the margin of a claim that A and B perform alike: a number above 0");
+      }
+    }
+    if (const auto at = item["at"]) {
+      if (!at.IsScalar() || at.as<std::string>() != "chosen_on_eval") {
+        reader.error(at, "a comparison's 'at' can only be 'chosen_on_eval' (each side at the column its eval score picks)");
+      } else if (spec.table->columns.empty()) {
+        reader.error(at, "'at: chosen_on_eval' picks a column per side: report.table needs 'columns' (e.g. lr)");
+      } else if ((a && !a->column.empty()) || (b && !b->column.empty())) {
+        reader.error(at, "'at: chosen_on_eval' picks each side's column itself: remove the sides' 'column'");
+      } else {
+        layout.at_chosen_on_eval = true;
       }
     }
     if (!a || !b) continue;

@@ -156,6 +156,9 @@ struct ComparisonLayout {
   /// For a claim "A and B perform alike": the margin (in the metric's units) that a 95% interval
   /// must lie within, on both sides of 0. Empty: the claim is "A beats B".
   std::optional<double> within;
+  /// `at: chosen_on_eval`: each side is read at its own column, the one where its mean eval score is
+  /// highest (a table whose columns are learning rates: each row at the rate a reader would pick).
+  bool at_chosen_on_eval = false;
 };
 
 /// Where a report names a record metric (a table's metrics and budget, a figure's metric or x_metric):

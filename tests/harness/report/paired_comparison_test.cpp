@@ -138,3 +138,39 @@ TEST_CASE("a claim that A and B perform alike is judged against its margin", "[h
   table.columns = {"near", "far"};
   CHECK(compare(alike, table, true).verdict == "reproduced");
 }
+
+TEST_CASE("a claim at each side's rate chosen on eval reads each row at its own best eval column", "[harness][report]") {
+  // Columns are learning rates. A's eval mean peaks at 2e-3, B's at 1e-3, though B's test scores are
+  // highest at 2e-3: the claim compares A at 2e-3 with B at 1e-3, never a rate chosen on test.
+  CellTable eval;
+  eval.rows = {"A", "B"};
+  eval.columns = {"0.001", "0.002"};
+  eval.cells["A"]["0.001"] = cell({10, 11, 12}, {42, 43, 44});
+  eval.cells["A"]["0.002"] = cell({20, 21, 22}, {42, 43, 44});
+  eval.cells["B"]["0.001"] = cell({15, 15, 15}, {42, 43, 44});
+  eval.cells["B"]["0.002"] = cell({5, 6, 7}, {42, 43, 44});
+  CellTable test = eval;
+  test.cells["A"]["0.002"] = cell({30, 31, 32}, {42, 43, 44});
+  test.cells["B"]["0.001"] = cell({28, 28, 28}, {42, 43, 44});
+  test.cells["B"]["0.002"] = cell({90, 90, 90}, {42, 43, 44});
+
+  ComparisonLayout layout = claim("A", "B");
+  layout.at_chosen_on_eval = true;
+  const ComparisonLayout chosen = with_columns_chosen_on(layout, eval);
+  CHECK(chosen.a.column == "0.002");
+  CHECK(chosen.b.column == "0.001");
+  const auto result = compare(chosen, test, /*higher_is_better=*/true);
+  REQUIRE(result.differences.size() == 1);
+  CHECK(result.differences[0].column_a == "0.002");
+  CHECK(result.differences[0].column_b == "0.001");
+  CHECK(result.differences[0].mean == Approx(3.0));  // (2 + 3 + 4) / 3
+  CHECK(result.verdict == "reproduced");             // sd 1: 3 ± 4.303 / √3 = [0.52, 5.48]
+
+  // A row with no eval score anywhere cannot be placed: the claim is not measured, not read at a default.
+  CellTable no_eval = eval;
+  no_eval.cells.erase("B");
+  const auto unplaced = compare(with_columns_chosen_on(layout, no_eval), test, true);
+  CHECK(unplaced.verdict == "not measured");
+  // A claim without `at` is left as written.
+  CHECK(with_columns_chosen_on(claim("A", "B"), eval).a.column.empty());
+}
