@@ -121,6 +121,10 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
         const ComparisonLayout resolved =
             comparison.at_chosen_on_eval ? with_columns_chosen_on(comparison, *eval_cells) : comparison;
         measured.push_back(compare(resolved, document.cells, layout.higher_is_better, average_column));
+        // A row the profile's keep_rows leaves out was not run on purpose: say so, not "not measured".
+        if (!profile_runs_row(spec, profile, comparison.a.row) || !profile_runs_row(spec, profile, comparison.b.row)) {
+          measured.back().verdict = fmt::format("not run on profile {}", profile);
+        }
       }
       const std::string markdown =
           render_markdown(document) + render_comparisons_markdown(measured, layout.columns, layout.decimals_of(metric));

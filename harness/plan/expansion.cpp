@@ -64,6 +64,13 @@ std::vector<std::string> axis_names(const Spec& spec) {
   return names;
 }
 
+bool profile_runs_row(const Spec& spec, const std::string& profile, const std::string& label) {
+  const auto overlay = spec.profiles.find(profile);
+  if (overlay == spec.profiles.end() || !overlay->second.keep_rows) return true;
+  const auto& kept = *overlay->second.keep_rows;
+  return std::find(kept.begin(), kept.end(), label) != kept.end();
+}
+
 std::vector<RunDraft> expand_spec(const Spec& spec, const std::string& profile) {
   ProfileOverlay overlay;
   if (auto it = spec.profiles.find(profile); it != spec.profiles.end()) overlay = it->second;
@@ -95,8 +102,22 @@ std::vector<RunDraft> expand_spec(const Spec& spec, const std::string& profile) 
                                                   overlay_name, label, did_you_mean(label, labels)))});
     }
   }
+  if (overlay.keep_rows) {
+    for (const auto& label : *overlay.keep_rows) {
+      const bool known =
+          std::any_of(spec.rows.begin(), spec.rows.end(), [&](const RowSpec& row) { return row.label == label; });
+      if (!known) {
+        std::vector<std::string> labels;
+        for (const auto& row : spec.rows) labels.push_back(row.label);
+        throw SpecError({Diagnostic::at(overlay.keep_rows_mark,
+                                        fmt::format("{} keep_rows names row '{}', which the spec does not have{}",
+                                                    overlay_name, label, did_you_mean(label, labels)))});
+      }
+    }
+  }
   std::vector<RunDraft> drafts;
   for (const auto& row : spec.rows) {
+    if (!profile_runs_row(spec, profile, row.label)) continue;
     const std::string row_name = fmt::format("row '{}'", row.label);
     // The profile's grid for this row, else the profile's, else the row's own, else the spec's.
     const auto row_override = overlay.row_lr_grids.find(row.label);

@@ -32,6 +32,9 @@ struct RunDraft {
 /// The drafts of `spec` under `profile` (`paper` is the spec as written), in expansion order.
 std::vector<RunDraft> expand_spec(const Spec& spec, const std::string& profile);
 
+/// Whether `profile` runs the row labelled `label`: every row, unless the profile's `keep_rows` leaves it out.
+bool profile_runs_row(const Spec& spec, const std::string& profile, const std::string& label);
+
 /// The axis names of a spec (for display names): grid, zip, lr and seed.
 std::vector<std::string> axis_names(const Spec& spec);
 

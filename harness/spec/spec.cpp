@@ -150,11 +150,31 @@ class Reader {
     return values;
   }
 
+  // A non-empty list of row labels, each written once.
+  std::optional<std::vector<std::string>> labels(const YAML::Node& node, const std::string& key) {
+    if (!node.IsSequence() || node.size() == 0) {
+      error(node, fmt::format("'{}' must be a non-empty list of row labels", key));
+      return std::nullopt;
+    }
+    std::vector<std::string> values;
+    for (const auto& item : node) {
+      const auto label = string_value(item, key);
+      if (!label) return std::nullopt;
+      if (std::find(values.begin(), values.end(), *label) != values.end()) {
+        error(item, fmt::format("'{}' names row '{}' twice", key, *label));
+        return std::nullopt;
+      }
+      values.push_back(*label);
+    }
+    return values;
+  }
+
   ProfileOverlay profile(const YAML::Node& node, const std::string& name) {
     ProfileOverlay overlay;
     const std::string where = fmt::format("profile '{}'", name);
     if (!expect_map(node, where)) return overlay;
-    check_keys(node, {"set", "replace", "seeds", "lr_grid", "row_lr_grid", "grid", "zip", "caption"}, where);
+    check_keys(node, {"set", "replace", "seeds", "lr_grid", "row_lr_grid", "keep_rows", "grid", "zip", "caption"},
+               where);
     if (node["set"]) overlay.set = parameters(node["set"], where + " set", overlay.set_marks);
     if (node["replace"]) overlay.replace = replacements(node["replace"], where + " replace", overlay.replace_marks);
     if (node["seeds"]) {
@@ -173,6 +193,10 @@ class Reader {
           overlay.row_lr_grid_marks[label] = mark(item.second);
         }
       }
+    }
+    if (node["keep_rows"]) {
+      overlay.keep_rows = labels(node["keep_rows"], "keep_rows");
+      overlay.keep_rows_mark = mark(node["keep_rows"]);
     }
     if (node["grid"]) overlay.grid = axes(node["grid"], where + " grid");
     if (node["zip"]) overlay.zip = axes(node["zip"], where + " zip");
@@ -218,6 +242,10 @@ void merge_overlay(ProfileOverlay& into, const ProfileOverlay& from) {
   for (const auto& [label, grid] : from.row_lr_grids) {
     into.row_lr_grids[label] = grid;
     into.row_lr_grid_marks[label] = from.row_lr_grid_marks.at(label);
+  }
+  if (from.keep_rows) {
+    into.keep_rows = from.keep_rows;
+    into.keep_rows_mark = from.keep_rows_mark;
   }
   if (from.zip) into.zip = from.zip;
   if (!from.caption.empty()) into.caption = from.caption;

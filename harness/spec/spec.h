@@ -86,6 +86,11 @@ struct ProfileOverlay {
   /// rates differ by orders of magnitude (full fine-tuning, LoRA) each get theirs.
   std::map<std::string, std::vector<double>> row_lr_grids;
   std::map<std::string, SourceMark> row_lr_grid_marks;
+  /// The labels of the only rows this profile runs (`keep_rows:`), when a budget cannot hold them all
+  /// (Table 4 on two cores keeps the rows its claims compare); unset runs every row. A claim naming a row
+  /// left out reads "not run on profile …".
+  std::optional<std::vector<std::string>> keep_rows;
+  SourceMark keep_rows_mark;
   Axes grid;  ///< axes named here replace the spec's axes of the same name
   std::optional<Axes> zip;  ///< replaces the spec's zip axes as a whole (e.g. fewer tasks)
   /// parameter → [[from, to], …]: a run whose parameter equals `from` gets `to` instead, before `set`

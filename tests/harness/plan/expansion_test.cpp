@@ -128,6 +128,26 @@ TEST_CASE("a profile's row_lr_grid gives one row its own rates, over the profile
                                                    Catch::Contains("did you mean 'Per'"));
 }
 
+TEST_CASE("a profile's keep_rows runs only the rows it names; a label the spec lacks is an error", "[harness][plan]") {
+  Spec spec = load_spec(capaboost::harness::testing::fixture("specs/good/per_row.yaml"));
+  auto& mini = spec.profiles["mini"];
+  mini.keep_rows = std::vector<std::string>{"Per"};
+  std::set<std::string> labels;
+  for (const auto& draft : expand_spec(spec, "mini")) labels.insert(draft.label);
+  CHECK(labels == std::set<std::string>{"Per"});
+  CHECK(profile_runs_row(spec, "mini", "Per"));
+  CHECK_FALSE(profile_runs_row(spec, "mini", "Zip"));
+  // Other profiles keep every row.
+  CHECK(profile_runs_row(spec, "smoke", "Zip"));
+  labels.clear();
+  for (const auto& draft : expand_spec(spec, "smoke")) labels.insert(draft.label);
+  CHECK(labels == std::set<std::string>{"Zip", "Per"});
+
+  mini.keep_rows = std::vector<std::string>{"Per", "Zap"};
+  CHECK_THROWS_WITH(expand_spec(spec, "mini"), Catch::Contains("keep_rows names row 'Zap'") &&
+                                                   Catch::Contains("did you mean 'Zip'"));
+}
+
 TEST_CASE("a row with lr_grid: [] runs its own rate, or its per's, outside the spec's rate sweep", "[harness][plan]") {
   const Spec spec = load_spec(capaboost::harness::testing::fixture("specs/good/own_rates.yaml"));
   std::map<std::pair<std::string, std::string>, std::multiset<double>> lrs;  // (row, task) → rates
