@@ -51,6 +51,16 @@ void give(RunDraft& draft, const std::string& key, const nlohmann::json& value, 
   draft.origins[key] = std::move(origin);
 }
 
+// A profile key that names a row (`where`: "profile 'cpu' keep_rows") must name one the spec has.
+void require_row(const Spec& spec, const std::string& label, const SourceMark& mark, const std::string& where) {
+  const bool known = std::any_of(spec.rows.begin(), spec.rows.end(), [&](const RowSpec& row) { return row.label == label; });
+  if (known) return;
+  std::vector<std::string> labels;
+  for (const auto& row : spec.rows) labels.push_back(row.label);
+  throw SpecError({Diagnostic::at(mark, fmt::format("{} names row '{}', which the spec does not have{}", where, label,
+                                                    did_you_mean(label, labels)))});
+}
+
 }  // namespace
 
 std::vector<std::string> axis_names(const Spec& spec) {
@@ -93,27 +103,10 @@ std::vector<RunDraft> expand_spec(const Spec& spec, const std::string& profile) 
                     : std::vector<std::optional<int64_t>>(seeds.begin(), seeds.end());
 
   for (const auto& [label, grid] : overlay.row_lr_grids) {
-    const bool known = std::any_of(spec.rows.begin(), spec.rows.end(), [&](const RowSpec& row) { return row.label == label; });
-    if (!known) {
-      std::vector<std::string> labels;
-      for (const auto& row : spec.rows) labels.push_back(row.label);
-      throw SpecError({Diagnostic::at(overlay.row_lr_grid_marks.at(label),
-                                      fmt::format("{} row_lr_grid names row '{}', which the spec does not have{}",
-                                                  overlay_name, label, did_you_mean(label, labels)))});
-    }
+    require_row(spec, label, overlay.row_lr_grid_marks.at(label), overlay_name + " row_lr_grid");
   }
   if (overlay.keep_rows) {
-    for (const auto& label : *overlay.keep_rows) {
-      const bool known =
-          std::any_of(spec.rows.begin(), spec.rows.end(), [&](const RowSpec& row) { return row.label == label; });
-      if (!known) {
-        std::vector<std::string> labels;
-        for (const auto& row : spec.rows) labels.push_back(row.label);
-        throw SpecError({Diagnostic::at(overlay.keep_rows_mark,
-                                        fmt::format("{} keep_rows names row '{}', which the spec does not have{}",
-                                                    overlay_name, label, did_you_mean(label, labels)))});
-      }
-    }
+    for (const auto& label : *overlay.keep_rows) require_row(spec, label, overlay.keep_rows_mark, overlay_name + " keep_rows");
   }
   std::vector<RunDraft> drafts;
   for (const auto& row : spec.rows) {
