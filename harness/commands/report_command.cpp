@@ -123,6 +123,7 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
         measured.push_back(compare(resolved, document.cells, layout.higher_is_better, average_column));
         // A row the profile's keep_rows leaves out was not run on purpose: say so, not "not measured".
         if (!profile_runs_row(spec, profile, comparison.a.row) || !profile_runs_row(spec, profile, comparison.b.row)) {
+          measured.back().left_out_by_profile = profile;
           measured.back().verdict = fmt::format("not run on profile {}", profile);
         }
       }

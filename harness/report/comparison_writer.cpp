@@ -34,7 +34,11 @@ std::string measurement(const ComparisonResult& result, int decimals) {
     n_min = std::min(n_min, d.seeds.size());
     n_max = std::max(n_max, d.seeds.size());
   }
-  if (means.empty()) return "no paired runs yet";
+  if (means.empty()) {
+    return result.left_out_by_profile.empty()
+               ? "no paired runs yet"
+               : fmt::format("a row profile {}'s keep_rows leaves out", result.left_out_by_profile);
+  }
   const auto [low, high] = std::minmax_element(means.begin(), means.end());
   const std::string n = n_min == n_max ? fmt::format("n = {}", n_min) : fmt::format("n = {}–{}", n_min, n_max);
   // A claim that A and B perform alike is judged against its margin: the reader needs it beside the numbers.

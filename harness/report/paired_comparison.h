@@ -43,6 +43,9 @@ struct ComparisonResult {
   /// "reproduced" (A better, or alike, at every column), "not reproduced" (B better, or a gap beyond
   /// the margin, at some column), "no signal" (no column decides), or "reproduced at k of m".
   std::string verdict;
+  /// The profile whose `keep_rows` leaves A or B out (empty when both rows run): the claim was left
+  /// unmeasured on purpose, and its measurement says so rather than "no paired runs yet".
+  std::string left_out_by_profile;
 };
 
 /// The two-sided 95% quantile of Student's t with `df` degrees of freedom (t(2) = 4.303).
