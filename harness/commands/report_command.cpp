@@ -1,11 +1,14 @@
 #include "commands/commands.h"
 #include "commands/sweep_options.h"
+#include "plan/data_fingerprint.h"
 #include "plan/expansion.h"
 #include "report/aggregate.h"
 #include "report/average_column.h"
 #include "report/comparison_writer.h"
 #include "report/figure_writer.h"
+#include "report/learning_check.h"
 #include "report/paper_numbers.h"
+#include "report/regime.h"
 #include "report/table_writer.h"
 #include "store/record_store.h"
 
@@ -47,17 +50,27 @@ void write_text(const fs::path& path, const std::string& text) {
   fmt::print("wrote {}\n", path.string());
 }
 
+// Whether a verdict is a test's outcome (and so holds in the report's regime), not a reason for having none.
+bool is_tested_verdict(const std::string& verdict) {
+  for (const char* reason : {"not measured", "not run on profile", "not testable", "crosses builds"}) {
+    if (verdict.rfind(reason, 0) == 0) return false;
+  }
+  return true;
+}
+
 // Every table, claimed comparison and figure of `spec` over `runs`, written to `out`. `part` names the
-// share of the runs a split report covers ("target=flat"), or is empty. Returns the number of cells'
-// missing or failed runs.
+// share of the runs a split report covers ("target=flat"), or is empty. `context` gives the data root
+// the tasks' chance levels are read from. Returns the number of cells' missing or failed runs.
 int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const RecordStore& store,
                  const std::vector<PaperNumbers>& papers, const std::string& profile, const std::string& plots_dir,
-                 const std::string& out, const std::string& part) {
+                 const std::string& out, const std::string& part, const RunContext& context) {
   fs::create_directories(out);
   const std::string& spec_title = spec.title.empty() ? spec.name : spec.title;
   const std::string title = spec_title + (part.empty() ? "" : fmt::format(" ({})", part));
   int incomplete = 0;
   std::vector<ComparisonResult> comparisons;
+  std::vector<TableDocument> documents;
+  std::vector<size_t> first_comparison;  // per document, where its claims start in `comparisons`
   const auto overlay = spec.profiles.find(profile);
   const std::string caption = overlay == spec.profiles.end() ? "" : overlay->second.caption;
   if (spec.table) {
@@ -83,6 +96,8 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
         const std::string scaled = fmt::format("values ×{:g}, as the paper prints them", layout.scale);
         document.caption = document.caption.empty() ? scaled : scaled + ". " + document.caption;
       }
+      // Rows at their task's chance level on every seed: marked, and left out of the claims.
+      set_chance_bounds(document.cells, runs, metric, layout.scale, layout.higher_is_better, context);
       // The paper's numbers for this metric: the file that names it, or one that names none.
       for (const auto& paper : papers) {
         if (paper.metric.empty() || paper.metric == metric) {
@@ -111,7 +126,7 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
         }
       }
       // The spec's claims on this metric, as paired differences: the Markdown report ends with them.
-      std::vector<ComparisonResult> measured;
+      first_comparison.push_back(comparisons.size());
       std::optional<CellTable> eval_cells;  // what `at: chosen_on_eval` picks each side's column by
       for (const auto& comparison : spec.comparisons) {
         if ((comparison.metric.empty() ? layout.metrics.front() : comparison.metric) != metric) continue;
@@ -120,22 +135,35 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
         }
         const ComparisonLayout resolved =
             comparison.at_chosen_on_eval ? with_columns_chosen_on(comparison, *eval_cells) : comparison;
-        measured.push_back(compare(resolved, document.cells, layout.higher_is_better, average_column));
+        comparisons.push_back(compare(resolved, document.cells, layout.higher_is_better, average_column));
         // A row the profile's keep_rows leaves out was not run on purpose: say so, not "not measured".
         if (!profile_runs_row(spec, profile, comparison.a.row) || !profile_runs_row(spec, profile, comparison.b.row)) {
-          measured.back().left_out_by_profile = profile;
-          measured.back().verdict = fmt::format("not run on profile {}", profile);
+          comparisons.back().left_out_by_profile = profile;
+          comparisons.back().verdict = fmt::format("not run on profile {}", profile);
         }
       }
-      const std::string markdown =
-          render_markdown(document) + render_comparisons_markdown(measured, layout.columns, layout.decimals_of(metric));
-      comparisons.insert(comparisons.end(), measured.begin(), measured.end());
-      const std::string stem = layout.metrics.size() == 1 ? "table" : "table_" + metric;
-      write_text(fs::path(out) / (stem + ".tex"), render_latex(document));
-      write_text(fs::path(out) / (stem + ".csv"), render_csv(document));
-      write_text(fs::path(out) / (stem + ".md"), markdown);
-      fmt::print("\n{}\n", markdown);
+      documents.push_back(std::move(document));
     }
+  }
+  // Verdicts over every claim at once: a family may span the tables of several metrics.
+  decide_verdicts(comparisons, spec.allow_cross_build);
+  const Regime regime = describe_regime(spec, runs, profile);
+  for (auto& comparison : comparisons) {
+    if (is_tested_verdict(comparison.verdict)) comparison.regime = regime.verdict_suffix;
+  }
+  for (size_t i = 0; i < documents.size(); ++i) {
+    const auto& document = documents[i];
+    const size_t end = i + 1 < documents.size() ? first_comparison[i + 1] : comparisons.size();
+    const std::vector<ComparisonResult> measured(comparisons.begin() + static_cast<std::ptrdiff_t>(first_comparison[i]),
+                                                 comparisons.begin() + static_cast<std::ptrdiff_t>(end));
+    const std::string markdown =
+        render_markdown(document) + render_comparisons_markdown(measured, document.column_key, document.decimals,
+                                                                ClaimsContext{regime.line, spec.allow_cross_build});
+    const std::string stem = documents.size() == 1 ? "table" : "table_" + document.metric;
+    write_text(fs::path(out) / (stem + ".tex"), render_latex(document));
+    write_text(fs::path(out) / (stem + ".csv"), render_csv(document));
+    write_text(fs::path(out) / (stem + ".md"), markdown);
+    fmt::print("\n{}\n", markdown);
   }
   if (!comparisons.empty()) write_text(fs::path(out) / "comparisons.csv", render_comparisons_csv(comparisons));
   for (const auto& layout : spec.figures) {
@@ -210,17 +238,19 @@ Command report_command(CLI::App& app) {
             const std::string out = out_dir->empty()
                                         ? (fs::path(options->results_dir) / "reports" / sweep.spec.name / options->profile).string()
                                         : *out_dir;
+            RunContext context;
+            context.data_root = resolve_data_root(options->data_root);
             std::vector<PaperNumbers> papers;
             for (const auto& file : sweep.spec.paper) papers.push_back(load_paper_numbers(file));
             int incomplete = 0;
             if (sweep.spec.report_split.empty()) {
-              incomplete = write_report(sweep.spec, sweep.runs, store, papers, options->profile, *plots_dir, out, "");
+              incomplete = write_report(sweep.spec, sweep.runs, store, papers, options->profile, *plots_dir, out, "", context);
             } else {
               // One report per value, each in its own folder (out/<value>/), as if the spec had only those runs.
               for (const auto& [value, runs] : split_runs(sweep.runs, sweep.spec.report_split)) {
                 incomplete += write_report(sweep.spec, runs, store, papers, options->profile, *plots_dir,
                                            (fs::path(out) / folder_name(value)).string(),
-                                           fmt::format("{}={}", sweep.spec.report_split, value));
+                                           fmt::format("{}={}", sweep.spec.report_split, value), context);
               }
             }
             if (incomplete) {

@@ -4,14 +4,17 @@
 #include "commands/slurm_submit.h"
 #include "commands/sweep_options.h"
 #include "execute/executor.h"
+#include "execute/numerics_fingerprint.h"
 #include "plan/data_fingerprint.h"
 #include "runtime/device.h"
+#include "store/record_build.h"
 #include "store/record_store.h"
 #include "store/run_claims.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -69,6 +72,9 @@ Command run_command(CLI::App& app) {
   add_sweep_options(sub, *options);
   sub->add_flag("--force", execute_options->force, "rerun runs that already have a record");
   sub->add_flag("--retry-failed", execute_options->retry_failed, "rerun runs recorded as failed");
+  sub->add_flag("--rerun-other-builds", execute_options->rerun_other_builds,
+                "rerun runs whose record another build made (another numerics fingerprint or device, or a record "
+                "from before fingerprints), so that every pair compares runs of this build");
   sub->add_flag("--dry-run", execute_options->dry_run, "list what would run and stop");
   sub->add_option("--jobs,-j", execute_options->jobs, "parallel worker processes (threads are split among them)")
       ->check(CLI::Range(1, 64));
@@ -141,6 +147,7 @@ Command run_command(CLI::App& app) {
             opts.worker_args.insert(opts.worker_args.end(), {"--device", *device});
             if (opts.force) opts.worker_args.push_back("--force");
             if (opts.retry_failed) opts.worker_args.push_back("--retry-failed");
+            if (opts.rerun_other_builds) opts.worker_args.push_back("--rerun-other-builds");
             const auto summary = execute(sweep.runs, store, opts, sweep.axes);
             if (opts.worker < 0 || !array_task->empty()) {
               fmt::print("{}: {} run, {} failed, {} already recorded{}{} (profile '{}')\n", sweep.spec.name,
@@ -153,6 +160,45 @@ Command run_command(CLI::App& app) {
             return summary.failed ? int{kExitError} : int{kExitOk};
           }};
 }
+
+namespace {
+
+// "made by: numerics 1a2b3c4d5e6f on cpu (24, this build's numerics); commit 3baf49b on SkylakeX cpu (before
+// fingerprints) (3)", one line per build class, largest first.
+void print_builds(const std::vector<RunRecord>& recorded) {
+  if (recorded.empty()) return;
+  std::map<std::string, std::pair<std::string, int>> builds;  // id → description, runs
+  for (const auto& record : recorded) {
+    const RecordBuild build = record_build(record);
+    if (build.alone) {
+      // Old runs made with unknown uncommitted changes are each a build of their own: one line per commit.
+      const std::string commit = record.provenance.value("git_sha", std::string("unknown")).substr(0, 7);
+      auto& entry = builds["alone " + commit];
+      entry.first = fmt::format("commit {} with unknown uncommitted changes, each run a build of its own (before "
+                                "fingerprints)", commit);
+      ++entry.second;
+      continue;
+    }
+    auto& entry = builds[build.id];
+    entry.first = build.description;
+    ++entry.second;
+  }
+  std::vector<std::pair<std::string, std::pair<std::string, int>>> ordered(builds.begin(), builds.end());
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& x, const auto& y) { return x.second.second > y.second.second; });
+  const std::string mine = this_process_numerics().digest;
+  fmt::print("made by:\n");
+  for (const auto& [id, entry] : ordered) {
+    const bool this_build = id.find(mine) != std::string::npos;
+    fmt::print("  {:>4} run(s): {}{}\n", entry.second, entry.first, this_build ? " — this build's numerics" : "");
+  }
+  if (ordered.size() > 1) {
+    fmt::print("  reports pair runs of one build only; `capaboost run SPEC --profile P --rerun-other-builds` reruns the "
+               "others with this build\n");
+  }
+}
+
+}  // namespace
 
 Command status_command(CLI::App& app) {
   auto* sub = app.add_subcommand("status", "Count recorded, failed and missing runs (of a spec, or of all records)");
@@ -224,6 +270,9 @@ Command status_command(CLI::App& app) {
               for (const auto& [machine, count] : machines) parts.push_back(fmt::format("{} ({})", machine, count));
               fmt::print("recorded on: {}\n", fmt::join(parts, "; "));
             }
+            // Which builds made them (store/record_build.h): runs of different builds are not paired by
+            // reports, and `run --rerun-other-builds` replaces the others with runs of this build.
+            print_builds(recorded);
             // SLURM array tasks write records only; the submitting side indexes them, and so does status.
             if (!scheduled.empty()) store.add_to_index(recorded);
             // Records of this spec and profile that no planned run has: made by older code or an older

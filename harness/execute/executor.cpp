@@ -1,10 +1,13 @@
 #include "execute/executor.h"
 
 #include "backbones/backbone_registry.h"
+#include "execute/build_identity.h"
+#include "execute/numerics_fingerprint.h"
 #include "execute/provenance.h"
 #include "plan/run_key.h"
 #include "runtime/device.h"
 #include "runtime/process_memory.h"
+#include "store/record_build.h"
 #include "store/run_claims.h"
 #include "util/setup_error.h"
 
@@ -94,7 +97,10 @@ bool needs_run(const RunConfig& run, const RecordStore& store, const ExecuteOpti
   if (options.force) return true;
   const auto record = store.read(run.key);
   if (!record) return true;
-  return options.retry_failed && !record->ok();
+  if (options.retry_failed && !record->ok()) return true;
+  return options.rerun_other_builds &&
+         record_build(*record).id !=
+             current_build_id(this_process_numerics().digest, runtime::device_label(options.context.device));
 }
 
 namespace {
@@ -176,6 +182,13 @@ RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOpt
 ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, const ExecuteOptions& options,
                        const std::vector<std::string>& axis_names) {
   store.remove_stale_temporaries();
+  // The fingerprint is taken before any run, with torch's generator put back as it was: every record
+  // of this process carries it (execute/provenance.h).
+  const auto& numerics = this_process_numerics();
+  if (options.worker < 0 && !options.dry_run) {
+    fmt::print("build {}, numerics {} on {}\n", this_build().short_text(), numerics.digest.substr(0, 12),
+               runtime::device_label(options.context.device));
+  }
   RunClaims claims(store.results_dir(), RunClaims::kDefaultLease, options.scheduler_task);
   if (options.worker < 0) claims.remove_stale();
   ExecuteSummary summary;

@@ -15,6 +15,9 @@ struct ExecuteOptions {
   std::string profile = "mini";
   bool force = false;         ///< rerun runs that already have a record
   bool retry_failed = false;  ///< rerun runs recorded as failed
+  /// Rerun runs whose record another build made (store/record_build.h): a record of an older binary, of
+  /// another CPU's kernels or device, or from before fingerprints, is replaced by one of this build.
+  bool rerun_other_builds = false;
   bool dry_run = false;       ///< say what would run, run nothing
   int jobs = 1;               ///< parallel worker processes
   int worker = -1;            ///< this process is worker `worker` of `jobs` (set by the parent)

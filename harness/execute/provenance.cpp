@@ -1,48 +1,31 @@
 #include "execute/provenance.h"
 
+#include "execute/build_identity.h"
+#include "execute/numerics_fingerprint.h"
 #include "runtime/blas_runtime.h"
 #include "runtime/precision.h"
 
-#include <torch/torch.h>
 #include <unistd.h>
 
 #include <array>
-#include <cstdio>
-#include <memory>
+#include <cstdlib>
 #include <string>
 
 namespace capaboost::harness {
 namespace {
 
-#ifndef CAPABOOST_SOURCE_DIR
-#define CAPABOOST_SOURCE_DIR "."
-#endif
-
-std::string shell_output(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return "";
-  std::string output;
-  std::array<char, 256> buffer{};
-  while (fgets(buffer.data(), buffer.size(), pipe.get())) output += buffer.data();
-  while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
-  return output;
-}
-
 nlohmann::json collect() {
-  // --no-optional-locks: `git status` would otherwise take .git/index.lock to refresh the index, so two
-  // workers starting runs at once race for it (the loser prints nothing here and would read as clean),
-  // and a worker killed meanwhile leaves the lock behind for every later git command.
-  const std::string git = std::string("git --no-optional-locks -C '") + CAPABOOST_SOURCE_DIR + "' ";
-  const std::string sha = shell_output(git + "rev-parse HEAD 2>/dev/null");
-  const std::string dirty = shell_output(git + "status --porcelain --untracked-files=no 2>/dev/null");
+  const BuildIdentity& build = this_build();
   std::array<char, 256> host{};
   gethostname(host.data(), host.size() - 1);
   const auto blas = runtime::blas_info();
-  nlohmann::json collected = {{"git_sha", sha.empty() ? "unknown" : sha},
-          {"git_dirty", !dirty.empty()},
-          {"compiler", CAPABOOST_COMPILER},
-          {"build_type", CAPABOOST_BUILD_TYPE},
-          {"libtorch", TORCH_VERSION},
+  nlohmann::json collected = {{"git_sha", build.commit},
+          {"git_dirty", build.dirty},
+          {"build", build.to_json()},
+          {"numerics", this_process_numerics().to_json()},
+          {"compiler", build.compiler},
+          {"build_type", build.build_type},
+          {"libtorch", build.libtorch},
           {"host", host.data()},
           {"threads", blas.threads},
           {"blas_library", blas.library},

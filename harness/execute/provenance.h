@@ -5,8 +5,11 @@
 
 namespace capaboost::harness {
 
-/// git commit and dirty flag of the source tree, compiler, build type, LibTorch version, host,
-/// BLAS library and kernel, torch threads. Collected once per process (git is asked once).
+/// The build compiled in (execute/build_identity.h: commit, uncommitted changes and their digest,
+/// compiler, build type, LibTorch), this process's numerics fingerprint (execute/numerics_fingerprint.h),
+/// host, BLAS library and kernel, torch threads. `git_sha` and `git_dirty` repeat the build's commit and
+/// dirty flag, as records before fingerprints named them (then read from the checkout at run time).
+/// Collected once per process.
 const nlohmann::json& provenance();
 
 }  // namespace capaboost::harness

@@ -278,9 +278,32 @@ MetricList finetune_metrics() {
   return metrics;
 }
 
-[[maybe_unused]] const bool registered_finetune_measure = register_measure(
-    {"finetune", "fine-tune a backbone with a PEFT method on a task (best eval epoch, scored on test)",
-     finetune_parameters(), finetune_metrics(), measure_finetune});
+// The chance levels of the metrics measure_finetune records, from the task's (TaskSpec::chance): each
+// test_<metric>, test_score (the selection score) and paper_score.
+nlohmann::json finetune_chance_levels(const Parameters& config, const RunContext& context) {
+  const TaskSpec& task = find_task(config.get<std::string>("task"));
+  nlohmann::json levels = nlohmann::json::object();
+  if (!task.chance) return levels;
+  ChanceLevels chance = task.chance(config, context.data_root);
+  const auto entry = [](double level, double standard_error) {
+    return nlohmann::json{{"level", level}, {"standard_error", standard_error}};
+  };
+  if (chance.level.count("selection")) {
+    levels["test_score"] = entry(chance.level.at("selection"), chance.standard_error.at("selection"));
+    chance.level.erase("selection");
+    chance.standard_error.erase("selection");
+  }
+  for (const auto& [name, level] : chance.level) levels["test_" + name] = entry(level, chance.standard_error.at(name));
+  levels["paper_score"] = entry(task.paper_score(chance.level), task.paper_score(chance.standard_error));
+  return levels;
+}
+
+[[maybe_unused]] const bool registered_finetune_measure = [] {
+  MeasureSpec measure{"finetune", "fine-tune a backbone with a PEFT method on a task (best eval epoch, scored on test)",
+                      finetune_parameters(), finetune_metrics(), measure_finetune};
+  measure.chance_levels = finetune_chance_levels;
+  return register_measure(std::move(measure));
+}();
 
 }  // namespace
 }  // namespace capaboost::harness

@@ -51,6 +51,10 @@ struct MeasureSpec {
   MetricList metrics;
   /// Runs once with a configuration resolved against run_parameters(*this).
   std::function<MeasureResult(const Parameters& config, const RunContext& context)> run;
+  /// What a model that learned nothing scores, per record metric a run of `config` writes, on the run's
+  /// test split: {"paper_score": {"level": 51.3, "standard_error": 2.4}, …} (report/learning_check.h).
+  /// nullptr, or an object without the metric: no chance level (no row is called "did not learn").
+  std::function<nlohmann::json(const Parameters& config, const RunContext& context)> chance_levels = nullptr;
 };
 
 bool register_measure(MeasureSpec measure);

@@ -1,7 +1,10 @@
 #include "report/aggregate.h"
 
+#include "store/record_build.h"
+
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
@@ -28,6 +31,11 @@ double Cell::std() const {
   double sum = 0;
   for (double v : values) sum += (v - m) * (v - m);
   return std::sqrt(sum / (values.size() - 1));
+}
+
+bool Cell::did_not_learn() const {
+  if (!chance_bound || values.empty()) return false;
+  return std::all_of(values.begin(), values.end(), [&](double v) { return v <= *chance_bound; });
 }
 
 std::string value_label(const nlohmann::json& value) {
@@ -79,6 +87,9 @@ CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store
       cell.values.push_back(record->metrics[metric].get<double>());
       cell.keys.push_back(run.key);
       cell.seeds.push_back(run.config.value("seed", int64_t{0}));
+      const RecordBuild build = record_build(*record);
+      cell.builds.push_back(build.id);
+      table.build_descriptions[build.id] = build.label;
       if (record->metrics.contains(selection_metric)) {
         selection.values.push_back(record->metrics[selection_metric].get<double>());
       }

@@ -18,15 +18,21 @@ struct Cell {
   std::vector<double> values;      ///< one per seed (successful runs only)
   std::vector<std::string> keys;   ///< run keys that produced them
   std::vector<int64_t> seeds;      ///< the run seed of each value (pairs cells run on the same seeds)
+  std::vector<std::string> builds; ///< the build class of each value's record (store/record_build.h)
   int planned = 0;                 ///< runs planned at the reported learning rate (its seeds)
   int failed = 0;                  ///< runs of this cell recorded as failed
   int missing = 0;                 ///< runs of this cell with no record
   std::optional<double> selected_lr;  ///< the runs' learning rate, the chosen one when several ran; none when the measure takes none
   size_t learning_rates = 0;       ///< learning rates it was chosen from (0 or 1: nothing to choose)
+  /// The score a model that learned nothing stays at or below on this cell's test split (its chance
+  /// level plus two standard errors; report/learning_check.h), when the metric has such a level.
+  std::optional<double> chance_bound;
 
   double mean() const;
   double std() const;  ///< sample standard deviation (n − 1); 0 for one value
   bool empty() const { return values.empty(); }
+  /// Every value sits at or below chance_bound: the row did not learn here.
+  bool did_not_learn() const;
 };
 
 /// Cells of one metric, by row label then column label, in spec order.
@@ -34,6 +40,7 @@ struct CellTable {
   std::vector<std::string> rows;
   std::vector<std::string> columns;
   std::map<std::string, std::map<std::string, Cell>> cells;  // row → column → cell
+  std::map<std::string, std::string> build_descriptions;      // build class → its short label (RecordBuild::label)
 };
 
 /// The label of a JSON parameter value in a table ("8", "0.5", "diff").

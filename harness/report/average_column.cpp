@@ -25,6 +25,7 @@ Cell row_average(const CellTable& cells, const std::string& row, const std::vect
     const int64_t seed = parts.front()->seeds[i];
     double sum = 0;
     std::vector<std::string> keys;
+    std::string build;  // the seed's build when every column's run has the same one, else "mixed"
     bool complete = true;
     for (const Cell* part : parts) {
       const auto at = std::find(part->seeds.begin(), part->seeds.end(), seed);
@@ -35,10 +36,15 @@ Cell row_average(const CellTable& cells, const std::string& row, const std::vect
       const auto index = static_cast<size_t>(at - part->seeds.begin());
       sum += part->values[index];
       keys.push_back(part->keys[index]);
+      if (index < part->builds.size()) {
+        const std::string& part_build = part->builds[index];
+        build = build.empty() || build == part_build ? part_build : "mixed";
+      }
     }
     if (!complete) continue;
     average.values.push_back(sum / static_cast<double>(parts.size()));
     average.seeds.push_back(seed);
+    average.builds.push_back(build);
     average.keys.insert(average.keys.end(), keys.begin(), keys.end());
   }
   return average;

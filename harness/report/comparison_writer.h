@@ -9,12 +9,22 @@
 
 namespace capaboost::harness {
 
-/// "## Paired differences" (one line per column pair: n, mean A − B, 95% interval, seeds; the row
-/// means' difference in italics after them) and "## Claims" (one line per comparison). `column_key` titles numeric columns ("density=0.5").
+/// What the claims table says besides its rows.
+struct ClaimsContext {
+  /// The regime the verdicts hold in, one line (report/regime.h); empty: no line.
+  std::string regime;
+  /// The spec's report.allow_cross_build: said under the table, since pairs across builds then count.
+  bool allow_cross_build = false;
+};
+
+/// "## Paired differences" (one line per column pair: n, mean A − B, 95% interval, the test, its p before
+/// and after adjustment, and a note: pairs across builds, a side that did not learn, the 90% interval of
+/// an equivalence claim; the row means' difference in italics after them) and "## Claims" (one line per
+/// comparison, then the regime line). `column_key` titles numeric columns ("density=0.5").
 std::string render_comparisons_markdown(const std::vector<ComparisonResult>& results, const std::string& column_key,
-                                        int decimals);
-/// claim, a, b, column_a, column_b, n, mean, ci_low, ci_high, seeds, verdict — one line per column pair,
-/// then the row means' (column_a = column_b = the average column's title).
+                                        int decimals, const ClaimsContext& context = {});
+/// claim, a, b, column_a, column_b, n, mean, ci_low, ci_high, test, p, p_adjusted, note, seeds, verdict —
+/// one line per column pair, then the row means' (column_a = column_b = the average column's title).
 std::string render_comparisons_csv(const std::vector<ComparisonResult>& results);
 
 }  // namespace capaboost::harness

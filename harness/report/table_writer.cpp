@@ -99,9 +99,19 @@ std::string absent_note(const TableDocument& d) {
 // The spec's caption, then the note on absent columns as a sentence of its own (a caption may end
 // with its own full stop, or not).
 std::string caption_and_absent_note(const TableDocument& d) {
-  if (d.absent_columns.empty() && d.unreported_columns.empty()) return d.caption;
-  const char* separator = d.caption.empty() ? "" : d.caption.back() == '.' ? " " : ". ";
-  return d.caption + separator + absent_note(d) + ".";
+  std::string caption = d.caption;
+  const auto sentence = [&](const std::string& text) {
+    caption += (caption.empty() ? "" : caption.back() == '.' ? " " : ". ") + text + ".";
+  };
+  if (!d.absent_columns.empty() || !d.unreported_columns.empty()) sentence(absent_note(d));
+  const bool unlearned = std::any_of(d.cells.cells.begin(), d.cells.cells.end(), [](const auto& row) {
+    return std::any_of(row.second.begin(), row.second.end(), [](const auto& cell) { return cell.second.did_not_learn(); });
+  });
+  if (unlearned) {
+    sentence("‡ did not learn: at or below its task's chance level plus two standard errors on every seed, so no "
+             "claim tests it");
+  }
+  return caption;
 }
 
 const Cell* find_cell(const TableDocument& d, const std::string& row, const std::string& column) {
@@ -138,6 +148,7 @@ std::string measured_text(const Cell* cell, int decimals, bool latex) {
                      : latex ? fmt::format("{}_{{\\pm {:.{}f}}}", mean, cell->std(), decimals)
                              : fmt::format("{} ± {:.{}f}", mean, cell->std(), decimals);
   if (cell->missing || cell->failed) text += latex ? "^{\\dagger}" : " †";
+  if (cell->did_not_learn()) text += latex ? "^{\\ddagger}" : " ‡";
   return text;
 }
 

@@ -349,7 +349,7 @@ void read_comparisons(Reader& reader, const YAML::Node& node, Spec& spec) {
   }
   for (const auto& item : node) {
     if (!reader.expect_map(item, "a comparison")) continue;
-    reader.check_keys(item, {"claim", "a", "b", "metric", "within", "at"}, "a comparison");
+    reader.check_keys(item, {"claim", "a", "b", "metric", "within", "at", "family", "chosen_from"}, "a comparison");
     for (const char* required : {"claim", "a", "b"}) {
       if (!item[required]) reader.error(item, fmt::format("a comparison needs '{}'", required));
     }
@@ -372,6 +372,22 @@ void read_comparisons(Reader& reader, const YAML::Node& node, Spec& spec) {
         layout.within = margin;
       } else {
         reader.error(within, "a comparison's 'within' is the margin of a claim that A and B perform alike: a number above 0");
+      }
+    }
+    if (const auto family = item["family"]) {
+      if (family.IsScalar() && !family.as<std::string>().empty()) {
+        layout.family = family.as<std::string>();
+      } else {
+        reader.error(family, "a comparison's 'family' names the claims adjusted for multiplicity together: a name");
+      }
+    }
+    if (const auto chosen_from = item["chosen_from"]) {
+      int settings = 0;
+      if (YAML::convert<int>::decode(chosen_from, settings) && settings >= 1) {
+        layout.chosen_from = settings;
+      } else {
+        reader.error(chosen_from, "a comparison's 'chosen_from' is how many settings A was picked from on these "
+                                  "seeds: a whole number, 1 or more");
       }
     }
     if (const auto at = item["at"]) {
@@ -437,7 +453,12 @@ void read_figure(Reader& reader, const YAML::Node& figure, const std::string& wh
 
 void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
   if (!reader.expect_map(node, "report")) return;
-  reader.check_keys(node, {"table", "figure", "comparisons", "split"}, "report");
+  reader.check_keys(node, {"table", "figure", "comparisons", "split", "allow_cross_build"}, "report");
+  if (const auto allow = node["allow_cross_build"]) {
+    if (!YAML::convert<bool>::decode(allow, spec.allow_cross_build)) {
+      reader.error(allow, "report.allow_cross_build is true or false (whether pairs of runs from two builds get verdicts)");
+    }
+  }
   if (const auto split = node["split"]) {
     if (split.IsScalar() && !split.as<std::string>().empty()) {
       spec.report_split = split.as<std::string>();

@@ -164,6 +164,12 @@ struct ComparisonLayout {
   /// `at: chosen_on_eval`: each side is read at its own column, the one where its mean eval score is
   /// highest (a table whose columns are learning rates: each row at the rate a reader would pick).
   bool at_chosen_on_eval = false;
+  /// `family: name`: claims of one family are adjusted for multiplicity together (Holm, over all their
+  /// columns); empty: the claim is a family of its own (its columns).
+  std::string family;
+  /// `chosen_from: N`: A was picked as the best of N settings on these same seeds, so each p-value is
+  /// multiplied by N (Bonferroni for the selection) before Holm's adjustment. 1: nothing was picked.
+  int chosen_from = 1;
 };
 
 /// Where a report names a record metric (a table's metrics and budget, a figure's metric or x_metric):
@@ -201,6 +207,9 @@ struct Spec {
   /// `report.split: target`: one report (tables, claims, figures) per value of this parameter, each in
   /// its own folder, as if the spec had only those runs; empty: one report.
   std::string report_split;
+  /// `report.allow_cross_build: true`: pairs of runs from two builds still get verdicts (said in the
+  /// claims table). Default false: such a claim reads "crosses builds — rerun".
+  bool allow_cross_build = false;
 };
 
 /// The profiles every spec knows. `paper` is the spec as written.

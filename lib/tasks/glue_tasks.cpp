@@ -3,7 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <mutex>
+
 #include "data/eval_protocol.h"
+#include "metrics/glue_metrics.h"
 #include "tasks/epoch_selection.h"
 #include "tasks/task_registry.h"
 #include "train/tokenized_dataset.h"
@@ -71,10 +75,34 @@ PreparedTask prepare(const TaskInfo& task, const Parameters& config, const Input
   return prepared;
 }
 
+// The chance levels of the split a run is tested on (its eval half under adalora's protocol, where eval
+// is the test set). Reports ask once per cell of a table, and the split depends only on the task, the
+// protocol, its seed and the training limit: each is loaded once per process.
+ChanceLevels glue_test_chance(const TaskInfo& task, const Parameters& config, const std::string& data_root) {
+  static std::mutex mutex;
+  static std::map<std::string, ChanceLevels> made;
+  const auto options = SplitOptions()
+                           .protocol(parse_eval_protocol(config.get<std::string>("protocol")))
+                           .seed(config.get<uint64_t>("split_seed"))
+                           .max_train_examples(config.get<int64_t>("train_limit"));
+  const DataRoot root = resolve_data_root(data_root, data_root);
+  const std::string key = fmt::format("{}|{}|{}|{}|{}", task.name, config.get<std::string>("protocol"), options.seed(),
+                                      options.max_train_examples(), root.path.string());
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = made.find(key); it != made.end()) return it->second;
+  const Splits splits = make_glue_splits(task, root, options);
+  ChanceLevels chance = glue_chance_levels(task, splits.eval_is_test ? splits.eval : splits.test);
+  // The selection score (a run's test_score) is a mean of metrics: its chance level is theirs averaged,
+  // and the average of their standard errors bounds its own.
+  chance.level["selection"] = selection_score(task, chance.level);
+  chance.standard_error["selection"] = selection_score(task, chance.standard_error);
+  return made[key] = chance;
+}
+
 [[maybe_unused]] const bool registered_glue_tasks = [] {
   for (const TaskInfo& info : glue_tasks()) {
     const TaskInfo* task = &info;  // glue_tasks() entries live as long as the program
-    register_task({task->name, fmt::format("GLUE {} ({})", task->name, task->regression ? "regression" : "classification"),
+    TaskSpec spec{task->name, fmt::format("GLUE {} ({})", task->name, task->regression ? "regression" : "classification"),
                    task->folder, glue_parameters(),
                    TaskHead{TaskHead::Kind::kSequenceClassification, task->num_labels},
                    [task](const Parameters&, const std::string& data_root) {
@@ -83,7 +111,11 @@ PreparedTask prepare(const TaskInfo& task, const Parameters& config, const Input
                    [task](const Parameters& config, const InputProcessor& processor, const std::string& data_root) {
                      return prepare(*task, config, processor, data_root);
                    },
-                   [task](const MetricValues& test) { return glue_paper_score(*task, test); }});
+                   [task](const MetricValues& test) { return glue_paper_score(*task, test); }};
+    spec.chance = [task](const Parameters& config, const std::string& data_root) {
+      return glue_test_chance(*task, config, data_root);
+    };
+    register_task(std::move(spec));
   }
   return true;
 }();

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metrics/chance_level.h"
 #include "metrics/metric_values.h"
 #include "models/task_model.h"
 #include "params/parameter.h"
@@ -40,6 +41,12 @@ struct TaskSpec {
       prepare;
   /// The test number the paper's tables print (×100), from the test metrics.
   std::function<double(const MetricValues& test)> paper_score;
+  /// What a model that learned nothing scores on the test split `config` makes (the split its test
+  /// metrics are taken on), per test metric, and under "selection" the selection score's (a run's
+  /// test_score); nullptr: the task declares no chance level (the report then never calls its rows "did
+  /// not learn"). paper_score applied to the standard errors must bound the paper score's: true of the
+  /// GLUE tasks, whose paper score is 100 × a metric or a mean of two.
+  std::function<ChanceLevels(const Parameters& config, const std::string& data_root)> chance = nullptr;
 };
 
 bool register_task(TaskSpec task);
