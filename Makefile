@@ -6,6 +6,7 @@
 #   make curate-table-N      copy table N's report into results/<profile>/<spec>/ (committed)
 #   make curate-figures      the same for every figure spec
 #   make restore-records     the curated folders' run records (records.tar.xz) into results/runs/, to extend a sweep
+#   make verify              rebuild every curated folder from its records with today's report code and compare
 #   make figures             every spec with a figure (PDF + PNG; PROFILE=…)
 #   make reproduce-appendix-NAME  an unnumbered appendix table (nm_sparsity, regularization_baselines)
 #   make reproduce-theorem-1 the Monte Carlo check of Theorem 1
@@ -245,6 +246,13 @@ endef
 restore-records: program
 	harness/scripts/records_archive.sh restore $(RESULTS) $(wildcard $(RESULTS)/*/*/)
 	$(CAPABOOST) reindex --results $(RESULTS)
+
+# Every curated folder rebuilt from its own records (records.tar.xz) with today's report code and compared,
+# file by file (`capaboost verify`): a cell that differs fails, naming the file and the cell; a folder
+# without records fails unless its README says why ("Records lost: …"). make test runs it too.
+.PHONY: verify
+verify: program
+	$(CAPABOOST) verify $(wildcard $(RESULTS)/*/*/)
 
 # The gallery alone: results/README.md from the curated folders as they are (every curate-… target also
 # writes it). gallery-preview renders it to HTML and a headless-browser screenshot under

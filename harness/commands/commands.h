@@ -50,6 +50,9 @@ Command export_command(CLI::App& app);
 /// `capaboost gallery [--results DIR] [--out FILE]`: results/README.md, every curated folder's figures,
 /// claims and render commit on one page (report/gallery.h).
 Command gallery_command(CLI::App& app);
+/// `capaboost verify FOLDER...`: rebuilds each curated folder's report from its records.tar.xz with
+/// today's report code and fails, naming the file and cell, on any difference (commands/verify_command.cpp).
+Command verify_command(CLI::App& app);
 /// `capaboost squad-eval DATA PREDICTIONS [--na-probs NA] [--na-threshold T]`: the official SQuAD scores.
 Command squad_eval_command(CLI::App& app);
 

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   commands.push_back(capaboost::harness::squad_eval_command(app));
   commands.push_back(capaboost::harness::export_command(app));
   commands.push_back(capaboost::harness::gallery_command(app));
+  commands.push_back(capaboost::harness::verify_command(app));
 
   try {
     app.parse(argc, argv);

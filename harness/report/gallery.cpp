@@ -434,12 +434,22 @@ PaperVsOurs paper_vs_ours(const std::string& markdown, const std::string& table_
 
 std::string verdict_counts(const std::vector<GalleryClaim>& claims) {
   if (claims.empty()) return "no claims";
-  static const std::vector<std::string> kOrder = {"reproduced", "partly reproduced", "not reproduced", "no signal",
+  static const std::vector<std::string> kOrder = {"reproduced",     "partly reproduced", "not reproduced",
+                                                  "equivalent",     "partly equivalent", "not equivalent",
+                                                  "no signal",      "not testable",      "crosses builds — rerun",
                                                   "not measured"};
   std::map<std::string, int> counts;
   for (const auto& claim : claims) {
-    const bool partly = claim.verdict.rfind("reproduced at ", 0) == 0;
-    ++counts[partly ? "partly reproduced" : claim.verdict];
+    // The verdict without what follows it in parentheses: the regime ("minilm, 3 of 20 epochs") or the
+    // side that did not learn.
+    const std::string verdict = claim.verdict.substr(0, claim.verdict.find(" ("));
+    if (verdict.rfind("reproduced at ", 0) == 0) {
+      ++counts["partly reproduced"];
+    } else if (verdict.rfind("equivalent at ", 0) == 0) {
+      ++counts["partly equivalent"];
+    } else {
+      ++counts[verdict];
+    }
   }
   std::vector<std::string> pieces;
   for (const auto& verdict : kOrder) {

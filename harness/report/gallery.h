@@ -117,9 +117,11 @@ Gallery read_gallery(const std::filesystem::path& results, const std::filesystem
 /// the page is results/README.md, else ending in '/'); every link and image is relative through it.
 std::string render_gallery(const Gallery& gallery, const std::string& link_prefix = "");
 
-/// "2 not reproduced, 1 no signal": each verdict's count, in a fixed order (reproduced, partly
-/// reproduced, not reproduced, no signal, not measured, then others alphabetically); "reproduced at k
-/// of m" counts as partly reproduced. "no claims" when there are none.
+/// "2 not reproduced, 1 no signal": each verdict's count without its parenthesis (the regime, or which
+/// side did not learn), in a fixed order (reproduced, partly reproduced, not reproduced, equivalent,
+/// partly equivalent, not equivalent, no signal, not testable, crosses builds — rerun, not measured,
+/// then others alphabetically); "reproduced at k of m" counts as partly reproduced, "equivalent at k of
+/// m" as partly equivalent. "no claims" when there are none.
 std::string verdict_counts(const std::vector<GalleryClaim>& claims);
 
 /// The paper's rows beside ours in one Markdown table (render_markdown's layout: "X*" the paper's

@@ -215,6 +215,13 @@ TEST_CASE("the gallery lists each claim with its verdict, one line per claim ove
   CHECK(verdict_counts({}) == "no claims");
   CHECK(verdict_counts({{"a", "reproduced", "", "", ""}, {"b", "odd", "", "", ""}, {"c", "reproduced at 1 of 2", "", "", ""}}) ==
         "1 reproduced, 1 partly reproduced, 1 odd");
+  // The regime and the reason in parentheses do not split a verdict's count.
+  CHECK(verdict_counts({{"a", "not reproduced (minilm, 3 of 20 epochs)", "", "", ""},
+                        {"b", "not reproduced", "", "", ""},
+                        {"c", "equivalent at 1 of 3 (minilm)", "", "", ""},
+                        {"d", "not testable (B did not learn)", "", "", ""},
+                        {"e", "crosses builds — rerun", "", "", ""}}) ==
+        "2 not reproduced, 1 partly equivalent, 1 not testable, 1 crosses builds — rerun");
 }
 
 TEST_CASE("the gallery sets the paper's means beside ours where both have a number", "[harness][report][gallery]") {

@@ -1,0 +1,77 @@
+// `capaboost verify` on a copy of a curated folder (cola_replication on cpu: six records, one table),
+// rendered afresh from its records first so the test does not depend on the committed copy's state
+// (the verify_curated_folders test checks that): it passes; a hand-edited cell fails it, naming the
+// file, the row and the column; a folder without records fails unless its README says they are lost.
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <fstream>
+#include <regex>
+
+#include "support/capaboost_program.h"
+#include "support/read_text.h"
+#include "support/shared_dir.h"
+#include "support/temp_dir.h"
+
+namespace fs = std::filesystem;
+using capaboost::testing::read_text;
+using capaboost::testing::shared_dir;
+using capaboost::testing::TempDir;
+using namespace capaboost::testing::program;
+
+namespace {
+
+void replace_once(const fs::path& file, const std::string& from, const std::string& to) {
+  std::string text = read_text(file);
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  std::ofstream(file) << text;
+}
+
+}  // namespace
+
+TEST_CASE("verify passes a folder equal to its records' rebuild and names a hand-edited cell", "[harness][process]") {
+  TempDir dir;
+  const fs::path source = fs::path(CAPABOOST_SOURCE_DIR);
+  const fs::path folder = dir.path() / "results" / "cpu" / "cola_replication";
+  fs::create_directories(folder.parent_path());
+  fs::copy(source / "results" / "cpu" / "cola_replication", folder, fs::copy_options::recursive);
+  const std::string data = (shared_dir() / "data").string();
+  const fs::path scratch = dir.path() / "scratch";
+  fs::create_directories(scratch / "runs");
+  REQUIRE(std::system(fmt::format("tar -xJf '{}' -C '{}'", (folder / "records.tar.xz").string(),
+                                  (scratch / "runs").string()).c_str()) == 0);
+  REQUIRE(run_capaboost({"report", (source / "experiments" / "cola_replication.yaml").string(), "--profile", "cpu",
+                         "--results", scratch.string(), "--data-root", data, "--out", folder.string(), "--plots",
+                         (source / "plots").string()},
+                        dir.path() / "report.log") == 0);
+  const auto verify = [&]() {
+    return run_capaboost({"verify", folder.string(), "--experiments", (source / "experiments").string(), "--data-root",
+                          data, "--plots", (source / "plots").string()},
+                         dir.path() / "verify.log");
+  };
+  REQUIRE(verify() == 0);
+  CHECK_THAT(read_text(dir.path() / "verify.log"), Catch::Contains("verified") && Catch::Contains("from its 6 records"));
+
+  // One cell of the CSV table, changed by hand: the mean of a measured row.
+  const std::string csv = read_text(folder / "table.csv");
+  std::smatch line;
+  REQUIRE(std::regex_search(csv, line, std::regex("\n(\"LoRA r=8\",\"CoLA\",measured,)([0-9.]+),")));
+  replace_once(folder / "table.csv", line[1].str() + line[2].str() + ",", line[1].str() + "99.9,");
+  CHECK(verify() == 1);
+  const std::string edited = read_text(dir.path() / "verify.log");
+  INFO(edited);
+  CHECK_THAT(edited, Catch::Contains("FAILED") && Catch::Contains("table.csv line") &&
+                         Catch::Contains("(LoRA r=8, CoLA, measured): mean is '99.9' committed, '" + line[2].str() +
+                                         "' rebuilt"));
+
+  // No records: a failure that says what to do, until the README says they are lost.
+  fs::remove(folder / "records.tar.xz");
+  CHECK(verify() == 1);
+  CHECK_THAT(read_text(dir.path() / "verify.log"), Catch::Contains("no records.tar.xz"));
+  std::ofstream(folder / "README.md", std::ios::app) << "\nRecords lost: rerun with `make run`.\n";
+  CHECK(verify() == 0);
+  CHECK_THAT(read_text(dir.path() / "verify.log"), Catch::Contains("its records are lost"));
+}
