@@ -233,7 +233,11 @@ $(CAPABOOST) report $(1) --profile $(PROFILE) --results $(RESULTS) --out $$out &
 { echo "# $$(basename $(1) .yaml), profile $(PROFILE)"; echo; \
   echo "Rendered $$(date -u +%F) at commit $$(git rev-parse --short HEAD 2>/dev/null || echo unknown) by"; \
   echo "\`$(2)\`."; echo; \
-  echo '```'; $(CAPABOOST) status $(1) --profile $(PROFILE) --results $(RESULTS); echo '```'; } > $$out/README.md && \
+  echo '```'; $(CAPABOOST) status $(1) --profile $(PROFILE) --results $(RESULTS); echo '```'; \
+  withheld=$$(cat $$(find $$out -name 'table*.md') | grep -c '| crosses builds — rerun |'); \
+  if [ "$$withheld" -gt 0 ]; then echo; echo "**$$withheld claim(s) withheld: they pair runs of two builds** (\"made by\" above;"; \
+    echo "[the rules](../../../docs/harness-and-specs.md#verdicts-the-rules)). To decide them, rerun the other builds' runs with one"; \
+    echo "build and curate again: \`capaboost run $(1) --profile $(PROFILE) --rerun-other-builds\`."; fi; } > $$out/README.md && \
 $(CAPABOOST) plan $(1) --profile $(PROFILE) --results $(RESULTS) | awk 'length($$1) == 12 && $$1 ~ /^[0-9a-f]+$$/ {print $$1}' | sort > $$out/run_keys.txt && \
 harness/scripts/records_archive.sh pack $$out $(RESULTS) && \
 $(CAPABOOST) gallery --results $(RESULTS)

@@ -102,8 +102,11 @@ Regime describe_regime(const Spec& spec, const std::vector<RunConfig>& runs, con
   if (rate_is_axis) {
     parts.push_back("learning rate: the table's columns");
   } else if (ours.rates > 0) {
-    const std::string difference = ours.rates > 1 ? fmt::format("rate from {} of {}", ours.rates, paper.rates)
-                                                   : "rate not tuned";
+    // Fewer rates than the paper's grid, or none: the verdict names it; more tuning than the paper's is
+    // said in the line only.
+    const std::string difference = ours.rates <= 1                                      ? "rate not tuned"
+                                   : paper.rates > ours.rates ? fmt::format("rate from {} of {}", ours.rates, paper.rates)
+                                                              : "";
     part("learning rate", rate_text(ours.rates), paper.rates > 0 ? rate_text(paper.rates) : "", difference);
   }
   // Seeds are in the line, not the verdict: every interval already says how many pairs it rests on.
