@@ -24,7 +24,8 @@ enum ExitCode : int {
   kExitSetup = kSetupErrorExitCode,  ///< a prerequisite of the machine is missing (util/setup_error.h)
 };
 
-/// `capaboost env`: BLAS library and kernel, threads, measured GEMM GFLOP/s, LibTorch version.
+/// `capaboost env`: the build identity and numerics fingerprint (with each probe's digest), BLAS library and
+/// kernel, threads, measured GEMM GFLOP/s, LibTorch version.
 Command env_command(CLI::App& app);
 
 /// `capaboost plan SPEC [--format json]`: every run with key, name, whether it is cached, and (json)

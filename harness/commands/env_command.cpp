@@ -4,6 +4,8 @@
 #include <torch/torch.h>
 
 #include "commands/commands.h"
+#include "execute/build_identity.h"
+#include "execute/numerics_fingerprint.h"
 #include "runtime/blas_runtime.h"
 #include "runtime/precision.h"
 
@@ -13,6 +15,11 @@ Command env_command(CLI::App& app) {
   auto* sub = app.add_subcommand("env", "Show the linear-algebra setup and measure fp32 GEMM throughput");
   return {sub, [] {
             const auto info = runtime::blas_info();
+            fmt::print("build         {} ({}, {})\n", this_build().short_text(), this_build().compiler,
+                       this_build().build_type);
+            const auto& numerics = this_process_numerics();
+            fmt::print("numerics      {}\n", numerics.digest);
+            for (const auto& [probe, digest] : numerics.probes) fmt::print("  {:<28} {}\n", probe, digest.substr(0, 16));
             fmt::print("libtorch      {}\n", TORCH_VERSION);
             fmt::print("blas library  {}\n", info.library.empty() ? "(not found)" : info.library);
             fmt::print("blas vendor   {}\n", info.vendor);

@@ -29,6 +29,15 @@ inline int run_capaboost(const std::vector<std::string>& args, const std::filesy
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// The arguments of a sweep sub-command: NAME SPEC --profile PROFILE --results RESULTS, then `extra`.
+inline std::vector<std::string> sweep_args(const std::string& name, const std::filesystem::path& spec,
+                                           const std::string& profile, const std::filesystem::path& results,
+                                           std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{name, spec.string(), "--profile", profile, "--results", results.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
 // Every record file of a results folder, parsed: key → record. A file that does not parse fails.
 inline std::map<std::string, nlohmann::json> records(const std::filesystem::path& results) {
   std::map<std::string, nlohmann::json> by_key;

@@ -36,9 +36,7 @@ TEST_CASE("a pair across numerics fingerprints withholds its verdict until rerun
   const auto results = dir.path() / "results";
   const auto out = dir.path() / "report";
   const auto command = [&](const std::string& name, std::vector<std::string> extra) {
-    std::vector<std::string> args{name, spec.string(), "--profile", "smoke", "--results", results.string()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return args;
+    return sweep_args(name, spec, "smoke", results, std::move(extra));
   };
   REQUIRE(run_capaboost(command("run", {}), dir.path() / "run.log") == 0);
   REQUIRE(run_capaboost(command("report", {"--out", out.string()}), dir.path() / "report.log") == 0);

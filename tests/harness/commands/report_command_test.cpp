@@ -37,9 +37,7 @@ TEST_CASE("report on a profile with keep_rows: only the kept rows run; a claim o
   const auto results = dir.path() / "results";
   const auto out = dir.path() / "report";
   const auto command = [&](const std::string& name, std::vector<std::string> extra) {
-    std::vector<std::string> args{name, spec.string(), "--profile", "smoke", "--results", results.string()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return args;
+    return sweep_args(name, spec, "smoke", results, std::move(extra));
   };
 
   REQUIRE(run_capaboost(command("run", {}), dir.path() / "run.log") == 0);
