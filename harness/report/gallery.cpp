@@ -307,6 +307,9 @@ void render_folder(std::string& out, const CuratedFolder& folder, const std::str
              ? "- Run keys kept (`run_keys.txt`): the curated-outputs test fails if today's code plans other runs\n"
              : fmt::format("- As of commit `{}`: no `run_keys.txt`, so nothing checks it against today's code\n",
                            folder.commit);
+  out += folder.records_kept
+             ? "- Records kept (`records.tar.xz`): `make verify` rebuilds every table and claim from them and fails on any difference\n"
+             : "- Records lost: its verdicts were decided before the current rules and are provisional (its README says how to rerun it)\n";
   std::vector<std::string> files = {fmt::format("[the folder]({})", url(base))};
   for (const auto& table : folder.tables) files.push_back(fmt::format("[{}]({})", table, url(base + table)));
   std::vector<std::string> parts;
@@ -496,6 +499,7 @@ CuratedFolder read_curated_folder(const fs::path& folder, const std::string& pro
     result.command = collapse_spaces(command[1]);
   }
   result.keys_kept = fs::exists(folder / "run_keys.txt");
+  result.records_kept = fs::exists(folder / "records.tar.xz");
 
   std::vector<std::string> tables;  // every Markdown table, sub-folders included, relative to the folder
   for (const auto& entry : fs::recursive_directory_iterator(folder)) {
@@ -594,19 +598,23 @@ std::string render_gallery(const Gallery& gallery, const std::string& prefix) {
       "Each folder is one spec's report on one profile, as of the commit it was rendered at. *Keys checked*: the "
       "folder keeps `run_keys.txt`, and `tests/harness/curated_outputs_test.cpp` fails when today's code would plan "
       "other runs for it; *no*: it was rendered before keys were kept, so it stands as of its commit and nothing "
-      "checks it against today's code. *Reproduces*: the paper artifact, for the specs "
+      "checks it against today's code. *Records*: *kept*, the folder keeps its run records and `make verify` "
+      "rebuilds its tables and verdicts from them with today's rules; *lost*, its verdicts predate those rules and "
+      "are provisional. *Reproduces*: the paper artifact, for the specs "
       "`experiments/paper/settings.yaml` lists as the paper's; the others are checks of the suite's own. The verdicts are those of each report's claims, measured as paired "
       "differences over seeds ([docs/harness-and-specs.md]({}), \"Claims as paired differences\").\n\n",
       url(prefix + "../docs/harness-and-specs.md"));
-  out += "| Folder | Profile | Reproduces | Claims | Rendered at | Keys checked |\n|---|---|---|---|---|---|\n";
+  out += "| Folder | Profile | Reproduces | Claims | Rendered at | Keys checked | Records |\n|---|---|---|---|---|---|---|\n";
   for (const auto& folder : gallery.folders) {
     const std::string link = fmt::format("[{}](#{})", folder.spec, anchor(folder.profile, folder.spec));
     if (!folder.problem.empty()) {
-      out += fmt::format("| {} | {} | {} | not read: see below | unknown | – |\n", link, folder.profile, short_artifact(folder));
+      out += fmt::format("| {} | {} | {} | not read: see below | unknown | – | – |\n", link, folder.profile,
+                         short_artifact(folder));
       continue;
     }
-    out += fmt::format("| {} | {} | {} | {} | `{}`, {} | {} |\n", link, folder.profile, short_artifact(folder),
-                       verdict_counts(folder.claims), folder.commit, folder.date, folder.keys_kept ? "yes" : "no");
+    out += fmt::format("| {} | {} | {} | {} | `{}`, {} | {} | {} |\n", link, folder.profile, short_artifact(folder),
+                       verdict_counts(folder.claims), folder.commit, folder.date, folder.keys_kept ? "yes" : "no",
+                       folder.records_kept ? "kept" : "lost");
   }
   out += "\n";
 

@@ -76,6 +76,9 @@ struct CuratedFolder {
   std::string commit;    ///< rendered at (short hash, or "unknown" as the curate target writes outside git)
   std::string command;   ///< the command the README says renders it; may be empty
   bool keys_kept = false;  ///< run_keys.txt is there, so the curated-outputs test checks the folder
+  /// records.tar.xz is there, so `capaboost verify` rebuilds the folder from its records; without it the
+  /// folder's README says its records are lost and its verdicts predate the current rules.
+  bool records_kept = false;
   std::vector<GalleryFigure> figures;  ///< PNG files, sorted by path
   std::vector<std::string> tables;   ///< Markdown tables directly in the folder (not README.md), sorted
   std::vector<std::string> parts;    ///< sub-folders (a split report's parts), sorted

@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <regex>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -373,6 +374,14 @@ void read_comparisons(Reader& reader, const YAML::Node& node, Spec& spec) {
       } else {
         reader.error(within, "a comparison's 'within' is the margin of a claim that A and B perform alike: a number above 0");
       }
+    }
+    // A claim that two rows perform alike is an equivalence claim: without a margin an equivalence test has
+    // nothing to judge it by, and "no signal" would be read as agreement.
+    static const std::regex alike_wording(R"(\b(match(es)?|keeps?|performs? (alike|like|similarly)|just as well|on par)\b)",
+                                          std::regex::icase);
+    if (!item["within"] && std::regex_search(layout.claim, alike_wording)) {
+      reader.error(item["claim"], "a claim that A matches or keeps B's score is an equivalence claim: give it "
+                                  "'within: m', the margin in the metric's units that its equivalence test (TOST) judges it by");
     }
     if (const auto family = item["family"]) {
       if (family.IsScalar() && !family.as<std::string>().empty()) {

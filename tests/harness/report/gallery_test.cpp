@@ -84,6 +84,7 @@ struct Fixture {
     // mini/beta_fig: a split report, one part per sub-folder, the same claim in each.
     write_text(results / "mini" / "beta_fig" / "README.md", readme("beta_fig", "mini", "def5678"));
     write_text(results / "mini" / "beta_fig" / "run_keys.txt", "0123456789ab\n");
+    write_text(results / "mini" / "beta_fig" / "records.tar.xz", "xz");
     write_text(results / "mini" / "beta_fig" / "low_rank" / "table_residual.md", claims_table("no signal"));
     write_text(results / "mini" / "beta_fig" / "low_rank" / "figure_residual.png", "png");
     write_text(results / "mini" / "beta_fig" / "flat" / "table_residual.md", claims_table("reproduced"));
@@ -149,12 +150,12 @@ TEST_CASE("the gallery's summary table gives each folder's artifact, verdict cou
   Fixture fixture;
   const std::string page = render_gallery(read_gallery(fixture.results, fixture.experiments, "results"));
   CHECK_THAT(page, Contains("| [zeta_check](#cpu-zeta_check) | cpu | – | 1 partly reproduced, 2 not reproduced, 1 no signal "
-                            "| `0a1b2c3`, 2026-11-20 | yes |\n"));
+                            "| `0a1b2c3`, 2026-11-20 | yes | lost |\n"));
   CHECK_THAT(page, Contains("| [alpha_table](#mini-alpha_table) | mini | Table 9 | 2 not reproduced, 2 no signal "
-                            "| `abc1234`, 2026-11-20 | no |\n"));
+                            "| `abc1234`, 2026-11-20 | no | lost |\n"));
   CHECK_THAT(page, Contains("| [beta_fig](#mini-beta_fig) | mini | Figure 7b | 1 reproduced, 1 no signal "
-                            "| `def5678`, 2026-11-20 | yes |\n"));
-  CHECK_THAT(page, Contains("| [gamma](#smoke-gamma) | smoke | – | no claims | `9f9f9f9`, 2026-11-20 | no |\n"));
+                            "| `def5678`, 2026-11-20 | yes | kept |\n"));
+  CHECK_THAT(page, Contains("| [gamma](#smoke-gamma) | smoke | – | no claims | `9f9f9f9`, 2026-11-20 | no | lost |\n"));
   CHECK_THAT(page, Contains("- Paper artifact: Table 9 (tab:alpha)\n"));
   CHECK_THAT(page, Contains("- Not a paper artifact: a check of the suite's own\n"));
   CHECK_THAT(page, Contains("- Not listed in `experiments/paper/settings.yaml`"));
@@ -249,7 +250,7 @@ TEST_CASE("the gallery lists a folder whose README names no commit with a warnin
   CHECK_THAT(broken.problem, Contains("make curate-"));
   CHECK(broken.claims.empty());
   const std::string page = render_gallery(gallery);
-  CHECK_THAT(page, Contains("| [broken](#mini-broken) | mini | yes | not read: see below | unknown | – |\n"));
+  CHECK_THAT(page, Contains("| [broken](#mini-broken) | mini | yes | not read: see below | unknown | – | – |\n"));
   CHECK_THAT(page, Contains("**Not shown:** results/mini/broken/README.md has no line"));
 
   fs::remove(fixture.results / "mini" / "broken" / "README.md");
