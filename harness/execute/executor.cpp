@@ -53,9 +53,14 @@ constexpr const char* kSweepIdVariable = "CAPABOOST_SWEEP_ID";
 
 // Starts `jobs` copies of this program as workers of sweep `sweep_id` and waits for them (what they did
 // is in the store). Returns whether a worker stopped on a set-up error (it printed the message).
-bool run_workers(const ExecuteOptions& options, const std::string& sweep_id) {
+// The torch threads each of `jobs` workers gets: the cores shared out.
+int worker_threads(int jobs) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int threads = std::max(1, cores / options.jobs);
+  return std::max(1, cores / jobs);
+}
+
+bool run_workers(const ExecuteOptions& options, const std::string& sweep_id) {
+  const int threads = worker_threads(options.jobs);
   std::vector<pid_t> children;
   const pid_t parent = getpid();
   for (int worker = 0; worker < options.jobs; ++worker) {
@@ -98,9 +103,12 @@ bool needs_run(const RunConfig& run, const RecordStore& store, const ExecuteOpti
   const auto record = store.read(run.key);
   if (!record) return true;
   if (options.retry_failed && !record->ok()) return true;
-  return options.rerun_other_builds &&
-         record_build(*record).id !=
-             current_build_id(this_process_numerics().digest, runtime::device_label(options.context.device));
+  if (!options.rerun_other_builds) return false;
+  const std::string current =
+      options.current_build.empty()
+          ? current_build_id(this_process_numerics().digest, runtime::device_label(options.context.device))
+          : options.current_build;
+  return record_build(*record).id != current;
 }
 
 namespace {
@@ -179,15 +187,22 @@ RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOpt
   return record;
 }
 
-ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, const ExecuteOptions& options,
+ExecuteSummary execute(const std::vector<RunConfig>& runs, RecordStore& store, const ExecuteOptions& given_options,
                        const std::vector<std::string>& axis_names) {
   store.remove_stale_temporaries();
-  // The fingerprint is taken before any run, with torch's generator put back as it was: every record
-  // of this process carries it (execute/provenance.h).
-  const auto& numerics = this_process_numerics();
+  // The fingerprint is taken before any run, with torch's generator put back as it was: every record of
+  // this process carries it (execute/provenance.h). A parent that starts workers asks for theirs: the
+  // thread count is part of the arithmetic (execute/numerics_fingerprint.h).
+  ExecuteOptions options = given_options;
+  const bool starts_workers = options.jobs > 1 && options.worker < 0;
+  const NumericsFingerprint numerics =
+      starts_workers ? numerics_with_threads(worker_threads(options.jobs)) : this_process_numerics();
+  const std::string device = runtime::device_label(options.context.device);
+  if (options.current_build.empty()) options.current_build = current_build_id(numerics.digest, device);
   if (options.worker < 0 && !options.dry_run) {
-    fmt::print("build {}, numerics {} on {}\n", this_build().short_text(), numerics.digest.substr(0, 12),
-               runtime::device_label(options.context.device));
+    fmt::print("build {}, numerics {} on {}{}\n", this_build().short_text(), numerics.digest.substr(0, 12), device,
+               starts_workers ? fmt::format(" ({} workers of {} thread(s))", options.jobs, worker_threads(options.jobs))
+                              : "");
   }
   RunClaims claims(store.results_dir(), RunClaims::kDefaultLease, options.scheduler_task);
   if (options.worker < 0) claims.remove_stale();

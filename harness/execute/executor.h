@@ -18,6 +18,9 @@ struct ExecuteOptions {
   /// Rerun runs whose record another build made (store/record_build.h): a record of an older binary, of
   /// another CPU's kernels or device, or from before fingerprints, is replaced by one of this build.
   bool rerun_other_builds = false;
+  /// The build class this sweep's runs get (store/record_build.h), for rerun_other_builds; execute() fills
+  /// it (with its workers' thread count when it starts workers). Empty: this process's.
+  std::string current_build;
   bool dry_run = false;       ///< say what would run, run nothing
   int jobs = 1;               ///< parallel worker processes
   int worker = -1;            ///< this process is worker `worker` of `jobs` (set by the parent)

@@ -204,3 +204,21 @@ const NumericsFingerprint& this_process_numerics() {
 }
 
 }  // namespace capaboost::harness
+
+namespace capaboost::harness {
+
+NumericsFingerprint numerics_with_threads(int threads) {
+  const int before = torch::get_num_threads();
+  if (threads == before) return this_process_numerics();
+  torch::set_num_threads(threads);
+  try {
+    NumericsFingerprint fingerprint = numerics_fingerprint(default_numerics_probes());
+    torch::set_num_threads(before);
+    return fingerprint;
+  } catch (...) {
+    torch::set_num_threads(before);
+    throw;
+  }
+}
+
+}  // namespace capaboost::harness

@@ -10,9 +10,13 @@
 // probes' digests. Source text does not enter it: a commit that changes only comments, docs or report
 // code keeps the fingerprint (the build identity, execute/build_identity.h, still names the commit).
 //
-// What it cannot see: arithmetic that differs only at sizes the probes do not reach (a BLAS that
-// splits large products over threads, a kernel with a size-dependent path). Records keep the thread
-// count beside the fingerprint for that reason.
+// The thread count is part of the arithmetic: OpenBLAS splits the GEMM probe's product (64 × 384 × 384,
+// a MiniLM projection) over its threads and sums the parts in another order, so one process at 1 thread
+// and one at 2 have different fingerprints (measured on the AMD EPYC of docs/performance.md: 61eba545…
+// and 27a660b4…, only the gemm probe differing), as their runs have different bits. A sweep's workers
+// (cores/jobs threads each) and a lone `capaboost run` do not pair unless their thread counts agree.
+// What it cannot see: arithmetic that differs only at sizes the probes do not reach (a kernel with a
+// size-dependent path). Records keep the thread count beside the fingerprint.
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -51,5 +55,9 @@ NumericsFingerprint numerics_fingerprint(const std::vector<NumericsProbe>& probe
 
 /// This process's fingerprint over default_numerics_probes(), computed on first use and kept.
 const NumericsFingerprint& this_process_numerics();
+
+/// The fingerprint a process running with `threads` torch threads has (a sweep's parent asks it for its
+/// workers): computed with torch's threads set to `threads`, then set back.
+NumericsFingerprint numerics_with_threads(int threads);
 
 }  // namespace capaboost::harness

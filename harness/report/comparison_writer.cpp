@@ -161,6 +161,9 @@ std::string render_comparisons_markdown(const std::vector<ComparisonResult>& res
   return out;
 }
 
+// Intervals and p-values go through libm's lgamma, exp and log (report/significance.cpp), whose last bit
+// may differ between CPUs' code paths: ten significant digits keep a rebuilt comparisons.csv equal to the
+// committed one (`capaboost verify`) and say more than any reader needs.
 std::string render_comparisons_csv(const std::vector<ComparisonResult>& results) {
   std::string out = "claim,a,b,column_a,column_b,n,mean,ci_low,ci_high,test,p,p_adjusted,note,seeds,verdict\n";
   for (const auto& result : results) {
@@ -170,11 +173,11 @@ std::string render_comparisons_csv(const std::vector<ComparisonResult>& results)
       out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(result.spec.claim),
                          csv_field(result.spec.a.row), csv_field(result.spec.b.row), csv_field(d.column_a),
                          csv_field(d.column_b), d.seeds.size(), d.seeds.empty() ? "" : fmt::format("{}", d.mean),
-                         bounded ? fmt::format("{}", d.mean - d.half_width) : "",
-                         bounded ? fmt::format("{}", d.mean + d.half_width) : "",
+                         bounded ? fmt::format("{:.10g}", d.mean - d.half_width) : "",
+                         bounded ? fmt::format("{:.10g}", d.mean + d.half_width) : "",
                          average ? "" : csv_field(test_name(result, 6)),
-                         has_p ? fmt::format("{}", deciding_p_of(result, d)) : "",
-                         has_p ? fmt::format("{}", d.p_adjusted) : "", csv_field(line_note(result, d, 6)),
+                         has_p ? fmt::format("{:.10g}", deciding_p_of(result, d)) : "",
+                         has_p ? fmt::format("{:.10g}", d.p_adjusted) : "", csv_field(line_note(result, d, 6)),
                          fmt::join(d.seeds, " "), csv_field(result.verdict_text()));
     };
     for (const auto& d : result.differences) line(d, false);

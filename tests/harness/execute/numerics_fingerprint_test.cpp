@@ -85,3 +85,18 @@ TEST_CASE("a rounding-level change in one kernel changes the fingerprint, and on
     CHECK((changed.probes.at(name) == digest) == (name != "fused_attention"));
   }
 }
+
+TEST_CASE("a sweep's parent asks for its workers' fingerprint at their thread count and keeps its own threads",
+          "[harness][execute][numerics]") {
+  const int threads = torch::get_num_threads();
+  CHECK(numerics_with_threads(threads).digest == this_process_numerics().digest);
+  const auto one = numerics_with_threads(1);
+  CHECK(torch::get_num_threads() == threads);
+  CHECK(one.digest == numerics_with_threads(1).digest);
+  // Whether one thread's bits differ from several's depends on the BLAS and the cores (they do on two
+  // cores with OpenBLAS: the gemm probe); every probe but gemm computes on one thread at this size.
+  for (const auto& [name, digest] : one.probes) {
+    INFO(name);
+    if (name != "gemm") CHECK(digest == this_process_numerics().probes.at(name));
+  }
+}

@@ -141,7 +141,12 @@ TEST_CASE("evaluation batches the examples by length, with the metrics of one ex
   REQUIRE(split.predictions.size() == sorted_predictions.size());
   for (const auto& [index, value] : split.predictions) CHECK(sorted_predictions.at(index) == Approx(value).margin(1e-5));
   CHECK(alone.metrics.at("pearson") == Approx(batched.metrics.at("pearson")).margin(1e-4));
-  CHECK(alone.metrics.at("spearmanr") == Approx(batched.metrics.at("spearmanr")).margin(1e-4));
+  // Spearman ranks the outputs: a random model's nearly equal outputs swap ranks when their last bits
+  // move, each adjacent swap of 100 ranks moving ρ by about 1.2e-5. On 2026-12-07's fresh machine (the same
+  // CPU as before, Debian's packages installed that day) the two orders differed by 2.4e-4 (0.04271 against
+  // 0.04247) while every output agreed to 1e-5, so the bound is 1e-3; an output placed at another
+  // example's index fails the per-output check above.
+  CHECK(alone.metrics.at("spearmanr") == Approx(batched.metrics.at("spearmanr")).margin(1e-3));
 }
 
 TEST_CASE("fine-tuning on CoLA makes the training loss fall", "[train][trainer]") {
