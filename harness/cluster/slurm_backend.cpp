@@ -6,6 +6,7 @@
 #include "store/run_record.h"
 #include "util/atomic_file.h"
 #include "util/setup_error.h"
+#include "util/path_name.h"
 
 #include <fmt/format.h>
 
@@ -58,6 +59,8 @@ SlurmSubmitResult submit_array(const SlurmSubmitRequest& request) {
   job.working_directory = std::filesystem::current_path().string();
   job.tasks = request.keys.size();
   job.resources = request.resources;
+  check_path_name(request.spec, "spec name");
+  check_path_name(request.profile, "profile");
   job.directory = request.dry_run ? std::filesystem::absolute(std::filesystem::path(request.results_dir) / "slurm" /
                                                               (request.spec + "-" + request.profile + "-DRY-RUN"))
                                         .string()

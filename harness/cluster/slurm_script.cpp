@@ -1,19 +1,12 @@
 #include "cluster/slurm_script.h"
 
+#include "util/shell_quote.h"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
 
 namespace capaboost::harness {
-
-std::string shell_quote(const std::string& text) {
-  const bool plain = !text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                             "0123456789_-./=:,+@%") == std::string::npos;
-  if (plain) return text;
-  std::string quoted = "'";
-  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
 
 std::string sbatch_script(const SlurmArrayJob& job) {
   if (job.tasks == 0) throw std::invalid_argument("sbatch_script: a job array needs at least one task");

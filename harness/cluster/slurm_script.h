@@ -31,7 +31,4 @@ struct SlurmArrayJob {
 /// command with CAPABOOST_THREADS set to the task's cores. Each argument is quoted for the shell.
 std::string sbatch_script(const SlurmArrayJob& job);
 
-/// `text` as one word for a POSIX shell (single-quoted where needed).
-std::string shell_quote(const std::string& text);
-
 }  // namespace capaboost::harness

@@ -1,6 +1,7 @@
 #include "cluster/slurm_submission.h"
 
 #include "util/atomic_file.h"
+#include "util/path_name.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -25,6 +26,9 @@ fs::path slurm_folder(const std::string& results_dir) { return fs::absolute(fs::
 
 std::string create_submission_directory(const std::string& results_dir, const std::string& spec,
                                         const std::string& profile) {
+  // Both name the folder under <results>/slurm/: neither may lead out of it.
+  check_path_name(spec, "spec name");
+  check_path_name(profile, "profile");
   const std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", std::gmtime(&now));

@@ -37,6 +37,9 @@ Command run_command(CLI::App& app);
 Command status_command(CLI::App& app);
 /// `capaboost reindex`: rebuilds the SQLite index from the JSON records.
 Command reindex_command(CLI::App& app);
+/// `capaboost fsck [--results DIR] [--repair]`: checks records against their digests, tuned states, the
+/// index and claims; --repair moves what fails to quarantine/ and rebuilds the index (store/store_check.h).
+Command fsck_command(CLI::App& app);
 /// `capaboost report SPEC`: LaTeX, CSV and Markdown tables and figures from stored records.
 Command report_command(CLI::App& app);
 /// `capaboost methods`, `measures`, `tasks`, `models`: what specs may name, with every parameter.

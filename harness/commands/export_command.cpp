@@ -23,6 +23,7 @@
 #include "plan/data_fingerprint.h"
 #include "store/record_store.h"
 #include "tasks/task_registry.h"
+#include "util/sha256.h"
 
 namespace capaboost::harness {
 namespace {
@@ -91,6 +92,14 @@ int export_run(const SweepOptions& options, const std::string& key_prefix, const
   TORCH_CHECK(fs::exists(state_path), state_path,
               " does not exist: the run kept no trained weights (it ran before runs kept them). Delete ",
               record_file, " and run its spec again to train it anew");
+  // Sealed records name their tuned state's digest: weights damaged or swapped since the run are refused.
+  if (!record.tuned_state_sha256.empty()) {
+    const std::string actual = sha256_file_hex(state_path);
+    TORCH_CHECK(actual == record.tuned_state_sha256, state_path, ": its SHA-256 ", actual.substr(0, 12),
+                " is not the one ", record_file, " names (", record.tuned_state_sha256.substr(0, 12),
+                "): the weights changed after the run. `capaboost fsck --repair` quarantines it; rerun the run "
+                "to train it anew");
+  }
 
   const Parameters config(record.config);
   const std::string model_name = config.get<std::string>("model");

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   commands.push_back(capaboost::harness::status_command(app));
   commands.push_back(capaboost::harness::report_command(app));
   commands.push_back(capaboost::harness::reindex_command(app));
+  commands.push_back(capaboost::harness::fsck_command(app));
   commands.push_back(capaboost::harness::methods_command(app));
   commands.push_back(capaboost::harness::measures_command(app));
   commands.push_back(capaboost::harness::tasks_command(app));

@@ -1,9 +1,11 @@
 #include "commands/commands.h"
+#include "cluster/program_output.h"
 #include "commands/sweep_options.h"
 #include "plan/data_fingerprint.h"
 #include "report/folder_comparison.h"
 #include "report/report_files.h"
 #include "store/record_store.h"
+#include "util/path_name.h"
 
 #include <fmt/format.h>
 #include <stdlib.h>
@@ -60,6 +62,27 @@ struct VerifyOptions {
   std::string plots = "plots";
 };
 
+// The first member of `tar -tv`'s listing that is not a plain file named <name>.json (a folder, a link, a
+// path with a separator or '..'), or "" when every member is a record file.
+std::string first_unsafe_member(const std::string& verbose_listing) {
+  std::istringstream lines(verbose_listing);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    // "-rw-r--r-- 0/0 7792 1970-01-01 00:00 <name>": the type is the mode's first letter, the name the
+    // sixth field on (a link's line goes on with " -> target", which the name rule refuses).
+    std::istringstream fields(line);
+    std::string mode, owner, size, date, time;
+    fields >> mode >> owner >> size >> date >> time;
+    std::string name;
+    std::getline(fields >> std::ws, name);
+    const bool record_name = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 &&
+                             !path_name_problem(name.substr(0, name.size() - 5));
+    if (mode.empty() || mode[0] != '-' || !record_name) return name.empty() ? line : name;
+  }
+  return "";
+}
+
 enum class Outcome { kVerified, kRecordsLost, kNotReport, kFailed };
 
 // Rebuilds `folder` (results/<profile>/<spec>) from its records.tar.xz and compares; prints what it found.
@@ -92,9 +115,24 @@ Outcome verify_folder(const fs::path& folder, const VerifyOptions& options) {
   ScratchDir scratch;
   const fs::path results = scratch.path() / "results";
   fs::create_directories(results / "runs");
-  const std::string untar = fmt::format("tar -xJf '{}' -C '{}' 2>&1", archive.string(), (results / "runs").string());
-  if (std::system(untar.c_str()) != 0) {
-    fmt::print("FAILED   {}: {} does not unpack (tar -xJf failed): restore it from git\n", shown, archive.string());
+  // The archive is read as untrusted: every member must be one record file (runs/<key>.json, no folder,
+  // no link) before tar writes anything, and tar runs without a shell.
+  const ProgramOutput listing = run_program({"tar", "-tvJf", archive.string()});
+  if (!listing.started || listing.exit_code != 0) {
+    fmt::print("FAILED   {}: {} does not unpack (tar -tJf failed: {}): restore it from git\n", shown, archive.string(),
+               listing.err);
+    return Outcome::kFailed;
+  }
+  if (const std::string odd = first_unsafe_member(listing.out); !odd.empty()) {
+    fmt::print("FAILED   {}: {} holds '{}', which is not a run record (runs/<key>.json): nothing was unpacked; "
+               "curate the folder again\n",
+               shown, archive.string(), odd);
+    return Outcome::kFailed;
+  }
+  const ProgramOutput untar = run_program({"tar", "-xJf", archive.string(), "-C", (results / "runs").string()});
+  if (!untar.started || untar.exit_code != 0) {
+    fmt::print("FAILED   {}: {} does not unpack (tar -xJf failed: {}): restore it from git\n", shown, archive.string(),
+               untar.err);
     return Outcome::kFailed;
   }
   SweepOptions sweep_options;

@@ -10,6 +10,7 @@
 #include "store/record_build.h"
 #include "store/run_claims.h"
 #include "util/setup_error.h"
+#include "util/sha256.h"
 
 #include <fmt/format.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <set>
 #include <thread>
@@ -182,6 +184,10 @@ RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOpt
     throw;  // the machine lacks something: no experiment ran, so nothing is recorded
   } catch (const std::exception& e) {
     set_failure(record, reason_of(e), context.tuned_state_path);
+  }
+  // The tuned state's digest travels in the (sealed) record: `fsck` and `export` check the file by it.
+  if (record.ok() && std::filesystem::exists(context.tuned_state_path)) {
+    record.tuned_state_sha256 = sha256_file_hex(context.tuned_state_path);
   }
   finish_record(record, run, seconds_since(start), store, options);
   return record;

@@ -11,14 +11,14 @@
 #include "sites/site_tuner.h"
 #include "train/trainer.h"
 #include "util/setup_error.h"
+#include "util/path_name.h"
 
 namespace capaboost::harness {
 
 namespace fs = std::filesystem;
 
 std::string weight_updates_path(const std::string& name) {
-  TORCH_CHECK(!name.empty() && name.find('/') == std::string::npos && name.find("..") == std::string::npos,
-              "weight updates name '", name, "': a file stem without '/' or '..'");
+  check_path_name(name, "weight updates name");
   return (fs::path(BackboneEnvironment::from_environment().cache_root) / "updates" / (name + ".safetensors")).string();
 }
 

@@ -21,6 +21,17 @@ double mean_of(const std::vector<double>& values) {
   return values.empty() ? NAN : std::accumulate(values.begin(), values.end(), 0.0) / values.size();
 }
 
+// Why `run` has no usable record, in words a reader can act on.
+std::string absence(const RunConfig& run, const StoredRecord& stored, const RecordStore& store) {
+  const std::string who = run.config.contains("seed") ? fmt::format("seed {} (run {})", run.config.at("seed").dump(),
+                                                                      run.key.substr(0, 12))
+                                                      : fmt::format("run {}", run.key.substr(0, 12));
+  if (!stored.problem.empty()) return fmt::format("{}: its record fails its checks ({})", who, stored.problem);
+  const std::string quarantined = store.quarantined_record(run.key);
+  if (!quarantined.empty()) return fmt::format("{}: quarantined by fsck ({})", who, quarantined);
+  return fmt::format("{}: no record", who);
+}
+
 }  // namespace
 
 double Cell::mean() const { return mean_of(values); }
@@ -78,9 +89,13 @@ CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store
     Cell& selection = selection_by_lr[row][column][lr];
     if (std::find(cell.keys.begin(), cell.keys.end(), run.key) != cell.keys.end()) continue;
     ++cell.planned;
-    const auto record = store.read(run.key);
+    // A record that fails its checks (a digest that does not match, a truncated file) is never used:
+    // its run counts as missing, and the claims say which run and why.
+    const StoredRecord stored = store.inspect(run.key);
+    const auto& record = stored.record;
     if (!record) {
       ++cell.missing;
+      cell.absent.push_back(absence(run, stored, store));
     } else if (!record->ok()) {
       ++cell.failed;
     } else if (record->metrics.contains(metric)) {
@@ -115,6 +130,9 @@ CellTable aggregate(const std::vector<RunConfig>& runs, const RecordStore& store
       for (const auto& [lr, other] : lrs) {
         if (lr == chosen->first) continue;
         cell.missing += other.missing;  // an unfinished lr makes the selection provisional
+        for (const auto& absent : other.absent) {
+          cell.absent.push_back(lr ? fmt::format("lr {:g}, {}", *lr, absent) : absent);
+        }
         cell.failed += other.failed;
       }
       table.cells[row][column] = cell;

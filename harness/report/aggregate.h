@@ -21,7 +21,10 @@ struct Cell {
   std::vector<std::string> builds; ///< the build class of each value's record (store/record_build.h)
   int planned = 0;                 ///< runs planned at the reported learning rate (its seeds)
   int failed = 0;                  ///< runs of this cell recorded as failed
-  int missing = 0;                 ///< runs of this cell with no record
+  int missing = 0;                 ///< runs of this cell with no usable record
+  /// Each missing run, said so that a reader can find and rerun it: "seed 43 (run 1a2b3c4d5e6f): no
+  /// record", "…: quarantined by fsck (quarantine/…/runs/<key>.json)", "…: its record fails its checks (…)".
+  std::vector<std::string> absent;
   std::optional<double> selected_lr;  ///< the runs' learning rate, the chosen one when several ran; none when the measure takes none
   size_t learning_rates = 0;       ///< learning rates it was chosen from (0 or 1: nothing to choose)
   /// The score a model that learned nothing stays at or below on this cell's test split (its chance

@@ -43,6 +43,13 @@ std::string line_note(const ComparisonResult& result, const PairedDifference& d,
   std::vector<std::string> notes;
   if (!d.not_testable.empty()) notes.push_back(d.not_testable + ": not tested");
   if (!d.crossing.empty()) notes.push_back(fmt::format("crosses builds ({})", fmt::join(d.crossing, "; ")));
+  if (!d.absent.empty()) {
+    // The first few name the runs to look for; a claim with nothing run yet would otherwise list them all.
+    constexpr size_t kShown = 4;
+    const std::vector<std::string> shown(d.absent.begin(), d.absent.begin() + std::min(d.absent.size(), kShown));
+    notes.push_back(fmt::format("missing {}{}", fmt::join(shown, "; "),
+                                d.absent.size() > kShown ? fmt::format(" and {} more", d.absent.size() - kShown) : ""));
+  }
   if (result.spec.within && std::isfinite(d.half_width_90) && !d.seeds.empty()) {
     notes.push_back(fmt::format("90% interval {}", interval(d.mean - d.half_width_90, d.mean + d.half_width_90, decimals)));
   }

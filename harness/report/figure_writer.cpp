@@ -1,5 +1,7 @@
 #include "report/figure_writer.h"
 
+#include "util/shell_quote.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -210,8 +212,8 @@ std::vector<std::string> write_figure(const FigureLayout& layout, const std::vec
         {key_outside ? "pngcairo size 1100,600" : "pngcairo size 800,600", "png"}}) {
     const fs::path output = fs::path(out_dir) / (name + "." + extension);
     const std::string command =
-        fmt::format("cd '{}' && gnuplot -e \"set terminal {}; set output '{}'\" '{}.gp'", out_dir, terminal,
-                    output.filename().string(), name);
+        fmt::format("cd {} && gnuplot -e \"set terminal {}; set output '{}'\" {}", shell_quote(out_dir), terminal,
+                    output.filename().string(), shell_quote(name + ".gp"));
     if (std::system(command.c_str()) != 0) throw std::runtime_error("gnuplot failed on " + script_path.string());
     written.push_back(output.string());
   }

@@ -67,6 +67,10 @@ PairedDifference paired(const Cell* a, const Cell* b, const std::string& column_
   PairedDifference difference;
   difference.column_a = column_a;
   difference.column_b = column_b;
+  for (const auto& [side, cell] : {std::pair<const char*, const Cell*>{"A", a}, {"B", b}}) {
+    if (!cell) continue;
+    for (const auto& absent : cell->absent) difference.absent.push_back(fmt::format("{} {}", side, absent));
+  }
   if (!a || !b) return difference;
   std::map<int64_t, size_t> b_by_seed;
   for (size_t i = 0; i < b->values.size(); ++i) b_by_seed[b->seeds[i]] = i;

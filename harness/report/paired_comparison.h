@@ -58,6 +58,9 @@ struct PairedDifference {
   /// Pairs whose A and B runs come from two builds, by the builds: "seeds 42, 43: numerics 1a2b… on cpu
   /// vs commit 3baf49b on SkylakeX cpu (before fingerprints)".
   std::vector<std::string> crossing;
+  /// Runs of either side planned here with no usable record (Cell::absent), "A seed 43 (run 1a2b…):
+  /// quarantined by fsck (…)": the pairs they would have made are not in `seeds`.
+  std::vector<std::string> absent;
   /// Empty when both sides learned; else "A did not learn", "B did not learn" or "neither learned".
   std::string not_testable;
   /// After the decision: +1 A better (or equivalent), −1 B better (or not equivalent), 0 neither.

@@ -8,6 +8,7 @@
 #include "report/learning_check.h"
 #include "report/regime.h"
 #include "report/table_writer.h"
+#include "util/path_name.h"
 
 #include <fmt/format.h>
 
@@ -233,8 +234,16 @@ int write_report_files(const ReportInputs& inputs, const std::string& out) {
   // One report per value, each in its own folder (out/<value>/), as if the spec had only those runs.
   int incomplete = 0;
   for (const auto& [value, runs] : split_runs(inputs.runs, spec.report_split)) {
+    // A value is any parameter value ("..", a path): as a folder it must stay one level below `out`.
+    const std::string folder = folder_name(value);
+    if (const auto problem = path_name_problem(folder)) {
+      throw std::runtime_error(fmt::format("{}: report.split '{}': the value '{}' cannot name a report folder: it {}; "
+                                           "split by a parameter whose values are names ({})",
+                                           spec.file, spec.report_split, printable_name(value), *problem,
+                                           path_name_rule()));
+    }
     incomplete += write_report(spec, runs, inputs.store, papers, inputs.profile, inputs.plots_dir,
-                               (fs::path(out) / folder_name(value)).string(),
+                               (fs::path(out) / folder).string(),
                                fmt::format("{}={}", spec.report_split, value), inputs.context, inputs.quiet);
   }
   return incomplete;

@@ -4,6 +4,7 @@
 #include "measures/parameter_catalogue.h"
 #include "spec/parameter_yaml.h"
 #include "util/closest_match.h"
+#include "util/path_name.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -45,6 +46,15 @@ class Reader {
       if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
         error(item.first, fmt::format("unknown key '{}' in {}{}", key, where, did_you_mean(key, allowed)));
       }
+    }
+  }
+
+  // A value that becomes a file or folder name (util/path_name.h): reported at `node` when it could leave
+  // the folder it is written under.
+  void path_name(const YAML::Node& node, const std::string& value, const std::string& what) {
+    if (const auto problem = path_name_problem(value)) {
+      error(node, fmt::format("{} '{}' becomes a file name and it {}; use {}", what, printable_name(value), *problem,
+                              path_name_rule()));
     }
   }
 
@@ -443,7 +453,10 @@ void read_figure(Reader& reader, const YAML::Node& figure, const std::string& wh
     layout.metric = figure["metric"].as<std::string>();
     spec.metric_references.push_back({layout.metric, where + ".metric", reader.mark(figure["metric"])});
   }
-  if (figure["template"]) layout.template_name = figure["template"].as<std::string>();
+  if (figure["template"]) {
+    layout.template_name = figure["template"].as<std::string>();
+    reader.path_name(figure["template"], layout.template_name, where + ".template");
+  }
   layout.xlabel = figure["xlabel"] ? figure["xlabel"].as<std::string>() : layout.x_metric.empty() ? layout.x : layout.x_metric;
   layout.ylabel = figure["ylabel"] ? figure["ylabel"].as<std::string>() : layout.metric;
   if (const auto logscale = figure["logscale_x"]) {
@@ -550,6 +563,7 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
         if (spec.figures.size() == before) continue;
         auto& layout = spec.figures.back();
         layout.file = "figure_" + layout.metric;
+        if (figure[i]["metric"]) reader.path_name(figure[i]["metric"], layout.file, fmt::format("report.figure[{}]'s file", i));
         if (!metrics.insert(layout.metric).second) {
           reader.error(figure[i], fmt::format("report.figure[{}] draws '{}' again; one figure per metric", i, layout.metric));
         }
@@ -700,7 +714,11 @@ Spec load_spec(const std::string& path, std::vector<Diagnostic>& diagnostics) tr
   for (const char* required : {"name", "measure", "rows"}) {
     if (!node[required]) reader.error(node, fmt::format("the spec needs '{}'", required));
   }
-  if (node["name"]) spec.name = reader.string_value(node["name"], "name").value_or("");
+  if (node["name"]) {
+    spec.name = reader.string_value(node["name"], "name").value_or("");
+    // The name is the reports' folder (results/reports/<name>/<profile>) and part of SLURM's.
+    if (node["name"].IsScalar()) reader.path_name(node["name"], spec.name, "the spec's name");
+  }
   if (node["title"]) spec.title = reader.string_value(node["title"], "title").value_or("");
   if (node["measure"]) spec.measure = registered_measure(reader, node["measure"], "");
   const fs::path directory = fs::path(path).parent_path();

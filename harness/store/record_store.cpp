@@ -7,12 +7,16 @@
 
 #include <fmt/format.h>
 
+#include "store/record_digest.h"
 #include "util/atomic_file.h"
+#include "util/path_name.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -128,10 +132,12 @@ RecordStore::RecordStore(std::string results_dir) : results_dir_(std::move(resul
 }
 
 std::string RecordStore::record_path(const std::string& key) const {
+  check_path_name(key, "run key");
   return (fs::path(results_dir_) / "runs" / (key + ".json")).string();
 }
 
 std::string RecordStore::tuned_state_path(const std::string& key) const {
+  check_path_name(key, "run key");
   return (fs::path(results_dir_) / "runs" / (key + ".safetensors")).string();
 }
 
@@ -155,9 +161,26 @@ std::string RecordStore::resolve_key(const std::string& prefix) const {
 
 std::string RecordStore::index_path() const { return (fs::path(results_dir_) / "index.sqlite").string(); }
 
+std::string RecordStore::quarantine_dir() const { return (fs::path(results_dir_) / "quarantine").string(); }
+
+std::string RecordStore::quarantined_record(const std::string& key) const {
+  std::error_code error;
+  if (!fs::is_directory(quarantine_dir(), error)) return "";
+  // Folders are named by UTC time (fsck.h), so the greatest name is the newest.
+  std::string newest_folder, found;
+  for (const auto& entry : fs::directory_iterator(quarantine_dir(), error)) {
+    const fs::path candidate = entry.path() / "runs" / (key + ".json");
+    if (entry.path().filename().string() > newest_folder && fs::exists(candidate, error)) {
+      newest_folder = entry.path().filename().string();
+      found = candidate.string();
+    }
+  }
+  return found;
+}
+
 void RecordStore::write(const RunRecord& record) {
   if (record.key.empty()) throw std::invalid_argument("RecordStore::write: a run record needs its key");
-  write_file_atomically(record_path(record.key), record.to_json().dump(1) + "\n");
+  write_file_atomically(record_path(record.key), sealed(record.to_json()).dump(1) + "\n");
 }
 
 void RecordStore::add_to_index(const std::vector<RunRecord>& records) {
@@ -176,17 +199,61 @@ void RecordStore::add_to_index(const std::vector<RunRecord>& records) {
   db.exec("COMMIT;");
 }
 
-std::optional<RunRecord> RecordStore::read(const std::string& key) const {
-  const std::string path = record_path(key);
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
+StoredRecord RecordStore::inspect(const std::string& key) const {
+  StoredRecord stored;
+  stored.key = key;
+  stored.path = record_path(key);
+  std::ifstream in(stored.path, std::ios::binary);
+  if (!in) return stored;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(in);
+    json = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(fmt::format("{}: corrupt run record ({}); delete it to rerun that run", path, e.what()));
+    stored.problem = text.empty() ? "it is empty" : fmt::format("it does not parse as JSON (truncated?): {}", e.what());
+    return stored;
   }
-  return RunRecord::from_json(json, path);
+  if (const auto problem = seal_problem(json)) {
+    stored.problem = *problem;
+    return stored;
+  }
+  try {
+    stored.record = RunRecord::from_json(json, stored.path);
+  } catch (const std::exception& e) {
+    stored.problem = e.what();
+    return stored;
+  }
+  if (stored.record->key != key) {
+    stored.problem = fmt::format("it holds the record of run {}, not of {} (its file name)", stored.record->key, key);
+    stored.record.reset();
+    return stored;
+  }
+  stored.unsealed = is_unsealed(json);
+  return stored;
+}
+
+std::vector<StoredRecord> RecordStore::inspect_all() const {
+  std::vector<std::string> keys;
+  for (const auto& entry : fs::directory_iterator(fs::path(results_dir_) / "runs")) {
+    const std::string key = entry.path().stem().string();
+    // A file whose name could not be a key (a stray copy, "x.json.bak") is not a record of this store.
+    if (entry.path().extension() == ".json" && entry.is_regular_file() && !path_name_problem(key)) keys.push_back(key);
+  }
+  std::sort(keys.begin(), keys.end());
+  std::vector<StoredRecord> found;
+  for (const auto& key : keys) found.push_back(inspect(key));
+  return found;
+}
+
+std::optional<RunRecord> RecordStore::read(const std::string& key) const {
+  StoredRecord stored = inspect(key);
+  if (!stored.problem.empty()) {
+    throw std::runtime_error(fmt::format("{}: this run record cannot be used: {}. `capaboost fsck --repair --results "
+                                         "{}` moves it to quarantine/ (nothing is deleted); the next `capaboost run` "
+                                         "reruns that run",
+                                         stored.path, stored.problem, results_dir_));
+  }
+  return std::move(stored.record);
 }
 
 bool RecordStore::has_ok(const std::string& key) const {
@@ -196,11 +263,34 @@ bool RecordStore::has_ok(const std::string& key) const {
 
 std::vector<RunRecord> RecordStore::all() const {
   std::vector<RunRecord> records;
-  for (const auto& entry : fs::directory_iterator(fs::path(results_dir_) / "runs")) {
-    if (entry.path().extension() != ".json") continue;
-    if (auto record = read(entry.path().stem().string())) records.push_back(std::move(*record));
+  for (auto& stored : inspect_all()) {
+    if (stored.record) records.push_back(std::move(*stored.record));
   }
   return records;
+}
+
+std::optional<std::map<std::string, std::string>> RecordStore::indexed_statuses() const {
+  if (!fs::exists(index_path())) return std::nullopt;
+  sqlite3* handle = nullptr;
+  std::unique_ptr<sqlite3, int (*)(sqlite3*)> guard(nullptr, sqlite3_close);
+  const int opened = sqlite3_open_v2(index_path().c_str(), &handle, SQLITE_OPEN_READONLY, nullptr);
+  guard.reset(handle);
+  if (opened != SQLITE_OK) return std::nullopt;
+  sqlite3_busy_timeout(handle, 10000);
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(handle, "SELECT key, status FROM runs", -1, &statement, nullptr) != SQLITE_OK) return std::nullopt;
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> finalize(statement, sqlite3_finalize);
+  std::map<std::string, std::string> rows;
+  int code = SQLITE_ROW;
+  while ((code = sqlite3_step(statement)) == SQLITE_ROW) {
+    const auto text = [&](int column) {
+      const auto* value = sqlite3_column_text(statement, column);
+      return value ? std::string(reinterpret_cast<const char*>(value)) : std::string();
+    };
+    rows[text(0)] = text(1);
+  }
+  if (code != SQLITE_DONE) return std::nullopt;
+  return rows;
 }
 
 size_t RecordStore::reindex() {

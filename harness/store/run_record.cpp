@@ -58,6 +58,7 @@ nlohmann::json RunRecord::to_json() const {
           {"wall_time_s", wall_time_s},
           {"peak_memory_mb", peak_memory_mb},
           {"finished_at", finished_at},
+          {"tuned_state_sha256", tuned_state_sha256},
           {"provenance", provenance}};
 }
 
@@ -93,6 +94,7 @@ RunRecord RunRecord::from_json(const nlohmann::json& json, const std::string& so
   record.wall_time_s = number_field(json, "wall_time_s");
   record.peak_memory_mb = number_field(json, "peak_memory_mb");
   record.finished_at = text_field(json, "finished_at");
+  record.tuned_state_sha256 = text_field(json, "tuned_state_sha256");
   record.provenance = object_field(json, "provenance");
   return record;
 }

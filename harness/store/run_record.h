@@ -2,7 +2,9 @@
 // The run record: what one run of a spec produced, as the executor writes it, the store keeps it and
 // the reports read it. One schema, one place: results/runs/<key>.json is RunRecord::to_json().
 //
-// Schema 2 (this code): key, schema_version, spec, label, name, measure, profile, status ("ok" |
+// Schema 3 (this code): schema 2 plus "digest", the record's seal (store/record_digest.h), and
+// "tuned_state_sha256", the SHA-256 of the tuned state kept beside it (runs/<key>.safetensors), if any.
+// Schema 2: key, schema_version, spec, label, name, measure, profile, status ("ok" |
 // "failed"), reason, config (every effective parameter), data_fingerprint, model_fingerprint,
 // code_version, metrics, details, wall_time_s, peak_memory_mb, finished_at, provenance.
 // Schema 1 records (no schema_version; "parameters" instead of "config", defaults not filled) still
@@ -14,7 +16,9 @@
 
 namespace capaboost::harness {
 
-inline constexpr int kRunRecordSchema = 2;
+inline constexpr int kRunRecordSchema = 3;
+/// The first schema whose records carry their digest: a record of this schema or newer without one is damaged.
+inline constexpr int kFirstSealedRecordSchema = 3;
 
 enum class RunStatus {
   kOk,
@@ -41,13 +45,15 @@ struct RunRecord {
   double wall_time_s = 0;
   double peak_memory_mb = 0;
   std::string finished_at;
+  /// SHA-256 (hex) of runs/<key>.safetensors as the run wrote it; empty when the run kept no tuned state.
+  std::string tuned_state_sha256;
   nlohmann::json provenance = nlohmann::json::object();
 
   bool ok() const { return status == RunStatus::kOk; }
 
   /// Writes the current schema.
   nlohmann::json to_json() const;
-  /// Reads schema 1 or 2; `source` (the file) names the record in errors: a missing key or status, an
+  /// Reads schema 1, 2 or 3 (its "digest" is the store's to check: store/record_digest.h); `source` (the file) names the record in errors: a missing key or status, an
   /// unknown status, or a schema newer than this program.
   static RunRecord from_json(const nlohmann::json& json, const std::string& source);
 };

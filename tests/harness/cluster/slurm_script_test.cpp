@@ -1,4 +1,3 @@
-#include "cluster/program_output.h"
 #include "cluster/slurm_script.h"
 
 #include <catch2/catch.hpp>
@@ -57,15 +56,4 @@ TEST_CASE("sbatch options #SBATCH lines cannot carry are refused with the fix", 
   job = example_job();
   job.tasks = 0;
   CHECK_THROWS_WITH(sbatch_script(job), Catch::Contains("at least one task"));
-}
-
-TEST_CASE("shell_quote makes any argument one word the shell gives back unchanged", "[harness][slurm]") {
-  for (const std::string& word : {std::string("plain/path-1.yaml"), std::string("with space"), std::string("it's"),
-                                 std::string("$HOME `id` \"q\" \\ ;|&*?"), std::string("")}) {
-    INFO(word);
-    const auto printed = run_program({"sh", "-c", "printf %s " + shell_quote(word)});
-    REQUIRE(printed.exit_code == 0);
-    CHECK(printed.out == word);
-  }
-  CHECK(shell_quote("plain/path-1.yaml") == "plain/path-1.yaml");
 }

@@ -43,3 +43,12 @@ TEST_CASE("an array task finds its run key on its line of the run list", "[harne
   CHECK_THROWS_WITH(run_list_key(list, 3), Catch::Contains("has no line 4"));
   CHECK_THROWS_WITH(run_list_key(dir.file("missing.txt"), 0), Catch::Contains("missing.txt"));
 }
+
+TEST_CASE("a submission folder is named by path names only: nothing outside <results>/slurm", "[harness][slurm][path_name]") {
+  TempDir dir;
+  const std::string results = dir.file("results");
+  CHECK_THROWS_WITH(create_submission_directory(results, "../../escaped", "mini"),
+                    Catch::Contains("spec name '../../escaped' cannot be a file name"));
+  CHECK_THROWS_WITH(create_submission_directory(results, "table2", "mini/../.."), Catch::Contains("profile"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "escaped"));
+}

@@ -1,7 +1,7 @@
 // `capaboost verify` on a copy of a curated folder (cola_replication on cpu: six records, one table),
 // rendered afresh from its records first so the test does not depend on the committed copy's state
 // (the verify_curated_folders test checks that): it passes; a hand-edited cell fails it, naming the
-// file, the row and the column; a folder without records fails unless its README says they are lost.
+// file, the row and the column; an archive holding anything but record files is refused unread; a folder without records fails unless its README says they are lost.
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -66,6 +66,28 @@ TEST_CASE("verify passes a folder equal to its records' rebuild and names a hand
   CHECK_THAT(edited, Catch::Contains("FAILED") && Catch::Contains("table.csv line") &&
                          Catch::Contains("(LoRA r=8, CoLA, measured): mean is '99.9' committed, '" + line[2].str() +
                                          "' rebuilt"));
+
+  // An archive is untrusted: a member that is not a record file (a link, a folder path) fails it before
+  // anything is unpacked.
+  const fs::path saved = dir.path() / "records.tar.xz.saved";
+  fs::copy_file(folder / "records.tar.xz", saved);
+  const fs::path odd = dir.path() / "odd";
+  fs::create_directories(odd / "sub");
+  std::ofstream(odd / "sub" / "x.json") << "{}";
+  fs::create_symlink("/etc/passwd", odd / "link.json");
+  for (const std::string member : {"sub/x.json", "link.json"}) {
+    INFO(member);
+    fs::remove(folder / "records.tar.xz");
+    REQUIRE(std::system(fmt::format("tar -cJf '{}' -C '{}' '{}'", (folder / "records.tar.xz").string(), odd.string(),
+                                    member).c_str()) == 0);
+    CHECK(verify() == 1);
+    CHECK_THAT(read_text(dir.path() / "verify.log"),
+               Catch::Contains("holds '" + member) && Catch::Contains("not a run record") &&
+                   Catch::Contains("nothing was unpacked"));
+  }
+  fs::remove(folder / "records.tar.xz");
+  fs::copy_file(saved, folder / "records.tar.xz");
+  REQUIRE(verify() == 1);  // the table.csv edit above is still there
 
   // No records: a failure that says what to do, until the README says they are lost.
   fs::remove(folder / "records.tar.xz");

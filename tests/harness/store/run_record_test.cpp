@@ -67,7 +67,8 @@ TEST_CASE("the store writes typed records and rebuilds an index of older code", 
   CHECK(store.all().size() == 1);
   // A corrupt record is named with the fix.
   std::ofstream(store.record_path("bad")) << "{ not json";
-  CHECK_THROWS_WITH(store.read("bad"), Contains("bad.json: corrupt run record") && Contains("delete it"));
+  CHECK_THROWS_WITH(store.read("bad"), Contains("bad.json: this run record cannot be used: it does not parse") &&
+                                           Contains("capaboost fsck --repair"));
   std::filesystem::remove(store.record_path("bad"));
   CHECK(store.reindex() == 1);
 }
