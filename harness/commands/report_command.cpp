@@ -25,7 +25,7 @@ Command report_command(CLI::App& app) {
                 out_dir->empty()
                     ? (std::filesystem::path(options->results_dir) / "reports" / sweep.spec.name / options->profile).string()
                     : *out_dir;
-            ReportInputs inputs{sweep.spec, sweep.runs, store, options->profile, *plots_dir};
+            ReportInputs inputs{sweep.spec, sweep.runs, store, options->profile, *plots_dir, RunContext{}};
             inputs.context.data_root = resolve_data_root(options->data_root);
             if (const int incomplete = write_report_files(inputs, out)) {
               fmt::print("note: {} run(s) of this report are missing or failed (marked †); `capaboost run` fills them\n",

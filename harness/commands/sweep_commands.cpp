@@ -208,11 +208,20 @@ Command status_command(CLI::App& app) {
             RecordStore store(options->results_dir);
             if (options->spec_path.empty()) {
               std::map<std::string, std::map<std::string, int>> counts;  // spec → status → n
-              for (const auto& record : store.all()) ++counts[record.spec][to_string(record.status)];
+              size_t unusable = 0;
+              for (const auto& stored : store.inspect_all()) {
+                if (stored.record) ++counts[stored.record->spec][to_string(stored.record->status)];
+                unusable += stored.problem.empty() ? 0 : 1;
+              }
               for (const auto& [spec, by_status] : counts) {
                 fmt::print("{:<28}", spec);
                 for (const auto& [status, n] : by_status) fmt::print(" {} {}", n, status);
                 fmt::print("\n");
+              }
+              if (unusable) {
+                fmt::print("{} record(s) fail their checks and are not counted: `capaboost fsck --results {}` names "
+                           "them\n",
+                           unusable, options->results_dir);
               }
               return int{kExitOk};
             }

@@ -63,7 +63,7 @@ struct VerifyOptions {
 };
 
 // The first member of `tar -tv`'s listing that is not a plain file named <name>.json (a folder, a link, a
-// path with a separator or '..'), or "" when every member is a record file.
+// path with a separator or '..'), or "" when every member is a record file ("./" before a name allowed).
 std::string first_unsafe_member(const std::string& verbose_listing) {
   std::istringstream lines(verbose_listing);
   std::string line;
@@ -76,6 +76,9 @@ std::string first_unsafe_member(const std::string& verbose_listing) {
     fields >> mode >> owner >> size >> date >> time;
     std::string name;
     std::getline(fields >> std::ws, name);
+    // `tar -C folder .` names the folder itself "./" and its files "./<name>": the same flat archive.
+    if (name == "./" && !mode.empty() && mode[0] == 'd') continue;
+    if (name.rfind("./", 0) == 0) name.erase(0, 2);
     const bool record_name = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 &&
                              !path_name_problem(name.substr(0, name.size() - 5));
     if (mode.empty() || mode[0] != '-' || !record_name) return name.empty() ? line : name;
@@ -142,17 +145,32 @@ Outcome verify_folder(const fs::path& folder, const VerifyOptions& options) {
   sweep_options.data_root = options.data_root;
   const Sweep sweep = load_sweep(sweep_options);
   const RecordStore store(results.string());
-  ReportInputs inputs{sweep.spec, sweep.runs, store, profile, options.plots};
+  ReportInputs inputs{sweep.spec, sweep.runs, store, profile, options.plots, RunContext{}};
   inputs.context.data_root = resolve_data_root(options.data_root);
   inputs.quiet = true;
   const fs::path rebuilt = scratch.path() / "report";
   write_report_files(inputs, rebuilt.string());
   const auto differences = compare_report_folders(folder, rebuilt);
-  size_t records = 0;
-  for (const auto& entry : fs::directory_iterator(results / "runs")) records += entry.path().extension() == ".json";
+  // The rebuild used none of the records that fail their checks (RecordStore::inspect); such a record fails
+  // the folder even when the tables happen to agree. Records of schema ≤ 2 carry no digest: said, not hidden.
+  size_t records = 0, unsealed = 0;
+  std::vector<std::string> failing;
+  for (const auto& stored : store.inspect_all()) {
+    ++records;
+    if (!stored.problem.empty()) failing.push_back(fmt::format("{}.json: {}", stored.key, stored.problem));
+    unsealed += stored.unsealed ? 1 : 0;
+  }
+  const std::string seals = unsealed == 0 ? "each sealed" : unsealed == records ? "written before seals, so unchecked"
+                                                                               : fmt::format("{} before seals", unsealed);
+  if (!failing.empty()) {
+    fmt::print("FAILED   {}: {} of its {} records fail their checks and were not used:\n", shown, failing.size(), records);
+    for (const auto& line : failing) fmt::print("           {}\n", line);
+    fmt::print("         restore {} from git, or curate the folder again from good records\n", archive.string());
+    return Outcome::kFailed;
+  }
   if (differences.empty()) {
-    fmt::print("verified {}: every table, comparison and figure's data equal to a rebuild from its {} records\n", shown,
-               records);
+    fmt::print("verified {}: every table, comparison and figure's data equal to a rebuild from its {} records ({})\n",
+               shown, records, seals);
     return Outcome::kVerified;
   }
   fmt::print("FAILED   {}: {} difference(s) from a rebuild from its {} records with today's report code:\n", shown,

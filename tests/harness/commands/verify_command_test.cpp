@@ -1,14 +1,17 @@
 // `capaboost verify` on a copy of a curated folder (cola_replication on cpu: six records, one table),
 // rendered afresh from its records first so the test does not depend on the committed copy's state
 // (the verify_curated_folders test checks that): it passes; a hand-edited cell fails it, naming the
-// file, the row and the column; an archive holding anything but record files is refused unread; a folder without records fails unless its README says they are lost.
+// file, the row and the column; an archive holding anything but record files is refused unread, and one
+// holding a sealed record edited afterwards fails, naming it; a folder without records fails unless its README says they are lost.
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 
+#include "store/record_digest.h"
 #include "support/capaboost_program.h"
 #include "support/read_text.h"
 #include "support/shared_dir.h"
@@ -85,6 +88,23 @@ TEST_CASE("verify passes a folder equal to its records' rebuild and names a hand
                Catch::Contains("holds '" + member) && Catch::Contains("not a run record") &&
                    Catch::Contains("nothing was unpacked"));
   }
+  // A sealed record edited inside the archive is found and not used, whatever the tables say.
+  const fs::path repack = dir.path() / "repack";
+  fs::create_directories(repack);
+  REQUIRE(std::system(fmt::format("tar -xJf '{}' -C '{}'", saved.string(), repack.string()).c_str()) == 0);
+  fs::path first;
+  for (const auto& entry : fs::directory_iterator(repack)) first = std::max(first, entry.path());
+  auto record = capaboost::harness::sealed(nlohmann::json::parse(read_text(first)));
+  record["metrics"]["paper_score"] = 99.9;
+  std::ofstream(first) << record.dump(1);
+  fs::remove(folder / "records.tar.xz");
+  REQUIRE(std::system(fmt::format("tar -cJf '{}' -C '{}' .", (folder / "records.tar.xz").string(), repack.string())
+                          .c_str()) == 0);
+  CHECK(verify() == 1);
+  CHECK_THAT(read_text(dir.path() / "verify.log"),
+             Catch::Contains("1 of its 6 records fail their checks and were not used") &&
+                 Catch::Contains(first.filename().string() + ": its digest does not match"));
+
   fs::remove(folder / "records.tar.xz");
   fs::copy_file(saved, folder / "records.tar.xz");
   REQUIRE(verify() == 1);  // the table.csv edit above is still there
