@@ -1,5 +1,5 @@
 // A report over records of two builds, as a user meets it: one record made by a build with another
-// numerics fingerprint (rewritten here, as another machine or commit would have left it) puts its pair
+// numerics fingerprint (rewritten and sealed again here, as another machine or commit would have left it) puts its pair
 // across builds; the claim's verdict is withheld and the line names both builds; `status` lists the
 // builds; `run --rerun-other-builds` reruns that run alone, and the verdict comes back. Theorem 1 runs
 // (no data, seconds).
@@ -10,6 +10,7 @@
 
 #include <fstream>
 
+#include "store/record_digest.h"
 #include "support/capaboost_program.h"
 #include "support/read_text.h"
 #include "support/temp_dir.h"
@@ -52,7 +53,8 @@ TEST_CASE("a pair across numerics fingerprints withholds its verdict until rerun
     if (record.at("label") == "High" && record.at("config").at("seed") == 43) {
       auto other = record;
       other["provenance"]["numerics"]["fingerprint"] = std::string(64, '0');
-      std::ofstream(results / "runs" / (key + ".json")) << other.dump(2);
+      // Sealed again, as the other build would have written it: an edit without a new seal is damage.
+      std::ofstream(results / "runs" / (key + ".json")) << capaboost::harness::sealed(other).dump(2);
     }
   }
   REQUIRE(run_capaboost(command("report", {"--out", out.string()}), dir.path() / "report.log") == 0);
