@@ -32,7 +32,8 @@ torch::Tensor AdaMixImpl::adapt(const torch::Tensor& /*x*/, const torch::Tensor&
     b_up = up_bias.mean(0);
   }
   const auto z = apply_adapter_activation(torch::nn::functional::linear(y, w_down, b_down), options.activation());  // (…, bn)
-  return y + torch::nn::functional::linear(z, w_up, b_up);  // (…, C)
+  const auto out = torch::nn::functional::linear(z, w_up, b_up);  // (…, C)
+  return options.residual() ? y + out : out;
 }
 
 TunerParameterCount AdaMixImpl::parameter_count() const {
@@ -44,7 +45,8 @@ TunerParameterCount AdaMixImpl::parameter_count() const {
 TunerFlops AdaMixImpl::flops_per_token() const {
   const double features = up.size(1), bn = down.size(1);
   TunerFlops flops;
-  flops.executed = 2.0 * features * bn * 2.0 + 2.0 * bn + 2.0 * features + features;
+  // Two GEMMs; biases, activation and (on a projection's output) the residual add, per unit.
+  flops.executed = 2.0 * features * bn * 2.0 + 2.0 * bn + 2.0 * features + (options.residual() ? features : 0.0);
   flops.sparse_ideal = flops.executed;
   return flops;
 }

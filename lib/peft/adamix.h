@@ -23,6 +23,9 @@ struct AdaMixOptions {
   /// One up-projection shared by all experts (the released code's setting); else M of them.
   TORCH_ARG(bool, share_up) = true;
   TORCH_ARG(AdapterActivation, activation) = AdapterActivation::kGelu;
+  /// Add y back (y + A(y): on a projection's output), or return A(y) alone (after a block's LayerNorm,
+  /// whose residual site adds the sum itself: peft/adapter_placement.h).
+  TORCH_ARG(bool, residual) = true;
 };
 
 class AdaMixImpl : public SiteTunerImpl {

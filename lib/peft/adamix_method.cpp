@@ -1,5 +1,6 @@
-// The `adamix` method: AdaMix (peft/adamix.h) on the target sites' outputs (Pfeiffer's placement by
-// default; the released code puts one mixture after each layer's feed-forward block) with its
+// The `adamix` method: AdaMix (peft/adamix.h) at the target sites — each layer's feed-forward output by
+// default, where the released code puts one mixture; `placement` as the adapter's (peft/adapter_placement.h):
+// on the projection's output, or after the block's LayerNorm as PAdapter — with its
 // consistency regulariser as the training hook: a second forward pass on the same batch, with fresh
 // routes and dropout, and ½[KL(sg(p₂) ‖ p₁) + KL(sg(p₁) ‖ p₂)] (sum over classes, mean over the batch)
 // added to the task loss of the first pass, weight 1 as released. A single output (regression) has a
@@ -7,6 +8,7 @@
 // 4 experts, shared up-projection; the spec names its activation (the code uses GELU).
 
 #include "peft/adamix.h"
+#include "peft/adapter_placement.h"
 #include "peft/method_parameters.h"
 #include "peft/method_registry.h"
 #include "sites/site_parameters.h"
@@ -23,6 +25,7 @@ ParameterList adamix_parameters() {
       ParameterDef::number("consistency_weight", "weight of AdaMix's consistency regulariser (0: none)").defaults_to(1.0).at_least(0),
   };
   parameters.insert(parameters.end(), own.begin(), own.end());
+  parameters.push_back(adapter_placement_parameter());
   const auto sites = site_selection_parameters({}, R"((.*\.)?layer\.[0-9]+\.output\.dense)");
   parameters.insert(parameters.end(), sites.begin(), sites.end());
   return parameters;
@@ -33,8 +36,8 @@ std::vector<std::string> attach_adamix(torch::nn::Module& model, const Parameter
                            .experts(config.get<int64_t>("experts"))
                            .share_up(config.get<bool>("share_up"))
                            .activation(parse_adapter_activation(config.get<std::string>("activation")));
-  return attach_tuners(model, site_selector(config), [&](const std::string& site, const TunableLinearImpl& layer) -> SiteTunerPtr {
-    return std::make_shared<AdaMixImpl>(options, site, layer.options.out_features());
+  return attach_by_placement(model, config, [&](const std::string& site, int64_t features, bool residual) -> SiteTunerPtr {
+    return std::make_shared<AdaMixImpl>(AdaMixOptions(options).residual(residual), site, features);
   });
 }
 

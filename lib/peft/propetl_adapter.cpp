@@ -29,7 +29,8 @@ torch::Tensor ProPetlAdapterImpl::adapt(const torch::Tensor& /*x*/, const torch:
   const auto up = prototype_->up * learned_mask(mask_scores_up, options.keep());        // (C, bn)
   const auto z = apply_adapter_activation(torch::nn::functional::linear(y, down, prototype_->down_bias),  // (…, bn)
                                           options.activation());
-  return y + torch::nn::functional::linear(z, up, prototype_->up_bias);  // (…, C)
+  const auto out = torch::nn::functional::linear(z, up, prototype_->up_bias);  // (…, C)
+  return options.residual() ? y + out : out;
 }
 
 TunerParameterCount ProPetlAdapterImpl::parameter_count() const {
@@ -43,7 +44,8 @@ TunerParameterCount ProPetlAdapterImpl::parameter_count() const {
 
 TunerFlops ProPetlAdapterImpl::flops_per_token() const {
   const double features = prototype_->up.size(0), bn = prototype_->down.size(0);
-  const double elementwise = 2.0 * bn + 2.0 * features + features;  // biases, activation, residual
+  // Biases, activation and (on a projection's output) the residual add.
+  const double elementwise = 2.0 * bn + 2.0 * features + (options.residual() ? features : 0.0);
   TunerFlops flops;
   flops.executed = 2.0 * features * bn * 2.0 + elementwise;
   const double kept = static_cast<double>(kept_entries(prototype_->down.numel(), options.keep()) +

@@ -1,8 +1,10 @@
 #pragma once
-// ProPETL-Adapter (Zeng et al., 2023): one bottleneck adapter shared by every target site (Pfeiffer's
-// placement: each layer's feed-forward output) and per site a learned binary mask on its two weight
-// matrices (peft/learned_mask.h); the biases are shared and never masked:
-//   y' = y + f(y (Down⊙M_d)ᵀ + b_down)(Up⊙M_u)ᵀ + b_up,   Down: (bn, C), Up: (C, bn).
+// ProPETL-Adapter (Zeng et al., 2023): one bottleneck adapter shared by every target site (each layer's
+// feed-forward block; on its output projection or after its LayerNorm, peft/adapter_placement.h) and per
+// site a learned binary mask on its two weight matrices (peft/learned_mask.h); the biases are shared and
+// never masked:
+//   y' = y + f(y (Down⊙M_d)ᵀ + b_down)(Up⊙M_u)ᵀ + b_up,   Down: (bn, C), Up: (C, bn)
+// (without the leading y after a LayerNorm, whose residual site adds the sum).
 // The budget counts the prototype and every site's scores (the paper prints 1.04%).
 
 #include <torch/torch.h>
@@ -20,6 +22,8 @@ struct ProPetlAdapterOptions {
   TORCH_ARG(AdapterActivation, activation) = AdapterActivation::kRelu;
   /// Fraction of each weight's entries a site's mask keeps (ProPETL's adapter runs: 0.5).
   TORCH_ARG(double, keep) = 0.5;
+  /// Add y back (on a projection's output), or return the correction alone (after a block's LayerNorm).
+  TORCH_ARG(bool, residual) = true;
 };
 
 /// The shared adapter: weights ~ N(0, 0.02²), biases 0, as the plain adapter's.

@@ -9,6 +9,7 @@
 #include <map>
 #include <regex>
 
+#include "peft/adapter_placement.h"
 #include "peft/method_parameters.h"
 #include "peft/method_registry.h"
 #include "peft/propetl_adapter.h"
@@ -88,13 +89,13 @@ std::vector<std::string> attach_propetl_adapter(torch::nn::Module& model, const 
                            .activation(parse_adapter_activation(config.get<std::string>("activation")))
                            .keep(config.get<double>("keep_fraction"));
   AdapterPrototype prototype{nullptr};
-  return attach_tuners(model, site_selector(config), [&](const std::string& site, const TunableLinearImpl& layer) -> SiteTunerPtr {
+  return attach_by_placement(model, config, [&](const std::string& site, int64_t features, bool residual) -> SiteTunerPtr {
     const bool fresh = prototype.is_empty();
-    if (fresh) prototype = AdapterPrototype(options.bottleneck(), layer.options.out_features());
-    TORCH_CHECK(prototype->up.size(0) == layer.options.out_features(), "propetl_adapter: site '", site, "' has width ",
-                layer.options.out_features(), " but the shared adapter ", prototype->up.size(0),
-                "; select sites of one width");
-    return std::make_shared<ProPetlAdapterImpl>(options, site, prototype, /*owns_prototype=*/fresh);
+    if (fresh) prototype = AdapterPrototype(options.bottleneck(), features);
+    TORCH_CHECK(prototype->up.size(0) == features, "propetl_adapter: site '", site, "' has width ", features,
+                " but the shared adapter ", prototype->up.size(0), "; select sites of one width");
+    return std::make_shared<ProPetlAdapterImpl>(ProPetlAdapterOptions(options).residual(residual), site, prototype,
+                                                /*owns_prototype=*/fresh);
   });
 }
 
@@ -119,7 +120,7 @@ std::vector<std::string> attach_propetl_prefix(torch::nn::Module& model, const P
                   with(lora_factor_parameters(), {propetl_parameters(0.1, 3e-2), site_selection_parameters({"query", "value"})}),
                   attach_propetl_lora};
   MethodSpec adapter{"propetl_adapter", "ProPETL-Adapter: one Pfeiffer adapter shared across layers, a learned mask per site",
-                     with(adapter_shape_parameters(), {propetl_parameters(0.5, 3e-3),
+                     with(adapter_shape_parameters(), {propetl_parameters(0.5, 3e-3), {adapter_placement_parameter()},
                                                        site_selection_parameters({}, R"((.*\.)?layer\.[0-9]+\.output\.dense)")}),
                      attach_propetl_adapter};
   MethodSpec prefix{"propetl_prefix", "ProPETL-Prefix: one MLP-generated prefix shared across layers, a learned mask per site",
