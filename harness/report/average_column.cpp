@@ -8,24 +8,32 @@
 namespace capaboost::harness {
 
 Cell row_average(const CellTable& cells, const std::string& row, const std::vector<std::string>& columns) {
+  return block_average(cells, {row}, columns);
+}
+
+Cell block_average(const CellTable& cells, const std::vector<std::string>& rows, const std::vector<std::string>& columns) {
   Cell average;
-  const auto found = cells.cells.find(row);
-  if (found == cells.cells.end() || columns.empty()) return average;
+  if (rows.empty() || columns.empty()) return average;
   std::vector<const Cell*> parts;
-  for (const auto& column : columns) {
-    const auto cell = found->second.find(column);
-    if (cell == found->second.end()) return average;  // a column with no cell at all: no average to give
-    parts.push_back(&cell->second);
-    average.planned = std::max(average.planned, cell->second.planned);
-    average.failed += cell->second.failed;
-    average.missing += cell->second.missing;
+  for (const auto& row : rows) {
+    const auto found = cells.cells.find(row);
+    if (found == cells.cells.end()) return average;
+    for (const auto& column : columns) {
+      const auto cell = found->second.find(column);
+      if (cell == found->second.end()) return average;  // a column with no cell at all: no average to give
+      parts.push_back(&cell->second);
+      average.planned = std::max(average.planned, cell->second.planned);
+      average.failed += cell->second.failed;
+      average.missing += cell->second.missing;
+      average.absent.insert(average.absent.end(), cell->second.absent.begin(), cell->second.absent.end());
+    }
   }
-  // The seeds every column has, in the first column's order.
+  // The seeds every cell has, in the first cell's order.
   for (size_t i = 0; i < parts.front()->values.size(); ++i) {
     const int64_t seed = parts.front()->seeds[i];
     double sum = 0;
     std::vector<std::string> keys;
-    std::string build;  // the seed's build when every column's run has the same one, else "mixed"
+    std::string build;  // the seed's build when every cell's run has the same one, else "mixed"
     bool complete = true;
     for (const Cell* part : parts) {
       const auto at = std::find(part->seeds.begin(), part->seeds.end(), seed);
@@ -48,6 +56,34 @@ Cell row_average(const CellTable& cells, const std::string& row, const std::vect
     average.keys.insert(average.keys.end(), keys.begin(), keys.end());
   }
   return average;
+}
+
+void add_group_averages(TableDocument& document, const TableLayout& layout) {
+  if (layout.group_average.empty()) return;
+  const std::string& title = layout.group_average_title;
+  // The measured columns (an average column of the paper's, if any, is not averaged again).
+  std::vector<std::string> measured;
+  for (const auto& column : document.cells.columns) {
+    if (!document.paper || column != document.paper->average) measured.push_back(column);
+  }
+  bool added = false;
+  for (const auto& group : layout.group_average) {
+    const bool present = std::all_of(group.rows.begin(), group.rows.end(), [&](const std::string& row) {
+      return std::find(document.cells.rows.begin(), document.cells.rows.end(), row) != document.cells.rows.end();
+    });
+    if (!present) continue;
+    const std::string label = layout.group_row(group);
+    document.cells.rows.push_back(label);
+    document.cells.cells[label][title] = block_average(document.cells, group.rows, measured);
+    added = true;
+  }
+  // The column also shows the paper's averages where this profile runs no group whole (keep_rows).
+  const bool printed = document.paper && std::any_of(document.paper->rows.begin(), document.paper->rows.end(),
+                                                     [&](const auto& row) { return row.second.count(title) > 0; });
+  if ((added || printed) &&
+      std::find(document.cells.columns.begin(), document.cells.columns.end(), title) == document.cells.columns.end()) {
+    document.cells.columns.push_back(title);
+  }
 }
 
 std::string add_average_column(TableDocument& document) {

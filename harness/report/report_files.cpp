@@ -42,6 +42,19 @@ std::vector<std::string> absent_columns(const Spec& spec, const std::string& pro
 
 
 
+// Whether the profile runs row `label`: a group average's row (report.table.group_average) when it runs
+// every row of the group.
+bool runs_on_profile(const Spec& spec, const std::string& profile, const std::string& label) {
+  if (spec.table) {
+    for (const auto& group : spec.table->group_average) {
+      if (spec.table->group_row(group) != label) continue;
+      return std::all_of(group.rows.begin(), group.rows.end(),
+                         [&](const std::string& row) { return profile_runs_row(spec, profile, row); });
+    }
+  }
+  return profile_runs_row(spec, profile, label);
+}
+
 void write_text(const fs::path& path, const std::string& text, bool quiet) {
   std::ofstream out(path);
   out << text;
@@ -107,6 +120,8 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
       move_unreported_absent_columns(document);
       // The paper's average column (its "All"), when its numbers name one: after the scaling, before the claims.
       const std::string average_column = add_average_column(document);
+      // The paper's averages over groups of rows (Table 4's per-method "Avg"), after the row averages.
+      add_group_averages(document, layout);
       // Budget columns: each row's mean over all its runs, beside the paper's budget file.
       for (const auto& column : layout.budget) {
         document.budget_titles.push_back(column.title);
@@ -121,7 +136,8 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
       }
       for (const auto& [row, columns] : document.cells.cells) {
         for (const auto& [column, cell] : columns) {
-          if (column != average_column) incomplete += cell.missing + cell.failed;  // the average restates them
+          // The averages restate their rows' missing runs.
+          if (column != average_column && column != layout.group_average_title) incomplete += cell.missing + cell.failed;
         }
       }
       // The spec's claims on this metric, as paired differences: the Markdown report ends with them.
@@ -136,7 +152,7 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
             comparison.at_chosen_on_eval ? with_columns_chosen_on(comparison, *eval_cells) : comparison;
         comparisons.push_back(compare(resolved, document.cells, layout.higher_is_better, average_column));
         // A row the profile's keep_rows leaves out was not run on purpose: say so, not "not measured".
-        if (!profile_runs_row(spec, profile, comparison.a.row) || !profile_runs_row(spec, profile, comparison.b.row)) {
+        if (!runs_on_profile(spec, profile, comparison.a.row) || !runs_on_profile(spec, profile, comparison.b.row)) {
           comparisons.back().left_out_by_profile = profile;
           comparisons.back().verdict = fmt::format("not run on profile {}", profile);
         }

@@ -322,6 +322,9 @@ bool known_row(Reader& reader, const YAML::Node& node, const Spec& spec, const s
                const std::string& where) {
   std::vector<std::string> labels;
   for (const auto& row : spec.rows) labels.push_back(row.label);
+  if (spec.table) {
+    for (const auto& group : spec.table->group_average) labels.push_back(spec.table->group_row(group));
+  }
   if (std::find(labels.begin(), labels.end(), label) != labels.end()) return true;
   reader.error(node, fmt::format("{}: no row is labelled '{}'{}", where, label, did_you_mean(label, labels)));
   return false;
@@ -473,6 +476,36 @@ void read_figure(Reader& reader, const YAML::Node& figure, const std::string& wh
   spec.figures.push_back(layout);
 }
 
+// report.table.group_average: {title: T, groups: {NAME: [row label, …], …}}, rows the spec's own, each
+// group's row label new.
+void read_group_average(Reader& reader, const YAML::Node& node, const Spec& spec, TableLayout& layout) {
+  const std::string where = "report.table.group_average";
+  if (!reader.expect_map(node, where + " ({title: Avg, groups: {NAME: [row, …]}})")) return;
+  reader.check_keys(node, {"title", "groups"}, where);
+  if (!node["title"] || !node["title"].IsScalar() || node["title"].Scalar().empty()) {
+    reader.error(node, where + " needs 'title', the average column's heading (Avg)");
+    return;
+  }
+  layout.group_average_title = node["title"].Scalar();
+  const auto groups = node["groups"];
+  if (!groups || !groups.IsMap() || groups.size() == 0) {
+    reader.error(groups ? groups : node, where + ".groups maps each group's name to its rows: {LoRA: [LoRA 0.08%, …]}");
+    return;
+  }
+  for (const auto& item : groups) {
+    TableLayout::RowGroup group{item.first.as<std::string>(), {}};
+    const auto rows = reader.labels(item.second, where + ".groups." + group.name);
+    if (!rows) continue;
+    for (size_t i = 0; i < rows->size(); ++i) known_row(reader, item.second[i], spec, (*rows)[i], where + ".groups." + group.name);
+    group.rows = *rows;
+    const std::string label = layout.group_row(group);
+    if (std::any_of(spec.rows.begin(), spec.rows.end(), [&](const auto& row) { return row.label == label; })) {
+      reader.error(item.first, fmt::format("{}: the group's row '{}' is a row label of the spec already", where, label));
+    }
+    layout.group_average.push_back(group);
+  }
+}
+
 void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
   if (!reader.expect_map(node, "report")) return;
   reader.check_keys(node, {"table", "figure", "comparisons", "split", "allow_cross_build"}, "report");
@@ -489,7 +522,8 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
     }
   }
   if (const auto table = node["table"]; table && reader.expect_map(table, "report.table")) {
-    reader.check_keys(table, {"rows", "columns", "metrics", "decimals", "higher_is_better", "scale", "budget"},
+    reader.check_keys(table, {"rows", "columns", "metrics", "decimals", "higher_is_better", "scale", "budget",
+                              "group_average"},
                       "report.table");
     TableLayout layout;
     if (table["rows"]) layout.rows = table["rows"].as<std::string>();
@@ -551,6 +585,7 @@ void read_report(Reader& reader, const YAML::Node& node, Spec& spec) {
         }
       }
     }
+    if (const auto groups = table["group_average"]) read_group_average(reader, groups, spec, layout);
     spec.table = layout;
   }
   if (const auto figure = node["figure"]) {

@@ -127,6 +127,18 @@ struct TableLayout {
   /// Budget columns after the method name, one value per row over all its runs, in declaration order:
   /// `budget: {fine_tuned_percent: FT params %, tuner_flops_per_token: {title: FLOPs vs LoRA, relative_to: LoRA}}`.
   std::vector<BudgetColumn> budget;
+  /// `group_average: {title: Avg, groups: {LoRA: [LoRA 0.08%, …], …}}`: the paper's average over several
+  /// rows (Table 4's "Avg": a method's mean over its budgets and tasks). Each group gets a row
+  /// "<group> (<title>)" with one column <title>: the mean over the group's rows and the table's columns,
+  /// seed by seed (report/average_column.h). A claim may name the row (`a: {row: "LoRA (Avg)", column: Avg}`).
+  struct RowGroup {
+    std::string name;
+    std::vector<std::string> rows;
+  };
+  std::string group_average_title;
+  std::vector<RowGroup> group_average;
+  /// The row label of `group`'s average: "LoRA (Avg)".
+  std::string group_row(const RowGroup& group) const { return group.name + " (" + group_average_title + ")"; }
 };
 
 /// One figure of a report (`report.figure`: one map, or a list of them for several panels).

@@ -128,3 +128,37 @@ TEST_CASE("a claim over every column shows the averages' difference and does not
   CHECK_THAT(markdown, Catch::Contains("no verdict counts it."));
   CHECK_THAT(render_comparisons_csv({result}), Catch::Contains("\"Mean of 2\",\"Mean of 2\",3,"));
 }
+
+TEST_CASE("a group's average is its rows' mean over every column, seed by seed, and only for groups run whole",
+          "[harness][report]") {
+  TableDocument d = two_task_document({});
+  d.cells.rows.push_back("LoRA r=16");
+  d.cells.cells["LoRA r=16"]["CoLA"] = cell({16, 18, 20}, {42, 43, 44}, {"c7", "c8", "c9"});
+  d.cells.cells["LoRA r=16"]["RTE"] = cell({58, 54, 50}, {43, 42, 44}, {"r7", "r8", "r9"});
+  const std::string all = add_average_column(d);  // the paper's "All" first; groups average the tasks only
+  REQUIRE(all == "All");
+  TableLayout layout;
+  layout.group_average_title = "Avg";
+  layout.group_average = {{"LoRA", {"LoRA", "LoRA r=16"}}, {"CapaBoost-LoRA", {"CapaBoost-LoRA"}},
+                          {"Absent", {"LoRA", "LoRA r=64"}}};
+  add_group_averages(d, layout);
+  CHECK(d.cells.columns == std::vector<std::string>{"CoLA", "RTE", "All", "Avg"});
+  // "Absent" names a row this profile did not run: no row for it.
+  CHECK(d.cells.rows == std::vector<std::string>{"CapaBoost-LoRA", "LoRA", "LoRA r=16", "LoRA (Avg)", "CapaBoost-LoRA (Avg)"});
+  const Cell& lora = d.cells.cells.at("LoRA (Avg)").at("Avg");
+  // Seed 42: (10 + 54 + 16 + 54) / 4, seed 43: (14 + 50 + 18 + 58) / 4, seed 44: (12 + 52 + 20 + 50) / 4.
+  CHECK(lora.seeds == std::vector<int64_t>{42, 43, 44});
+  CHECK(lora.values == std::vector<double>{33.5, 35.0, 33.5});
+  CHECK(lora.keys.size() == 12);
+  // One row's group is that row's own average over the tasks.
+  CHECK(d.cells.cells.at("CapaBoost-LoRA (Avg)").at("Avg").values == d.cells.cells.at("CapaBoost-LoRA").at("All").values);
+  // A claim may compare two groups' averages, paired by seed.
+  ComparisonLayout claim;
+  claim.claim = "CapaBoost-LoRA beats LoRA on average";
+  claim.a = {"CapaBoost-LoRA (Avg)", "Avg"};
+  claim.b = {"LoRA (Avg)", "Avg"};
+  const auto result = compare(claim, d.cells, true, all);
+  REQUIRE(result.differences.size() == 1);
+  CHECK(result.differences[0].seeds == std::vector<int64_t>{42, 43, 44});
+  CHECK(result.differences[0].mean == Approx((40 + 36 + 40) / 3.0 - (33.5 + 35.0 + 33.5) / 3.0));
+}

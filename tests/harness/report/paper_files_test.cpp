@@ -44,8 +44,8 @@ const std::map<std::string, Shape> kShapes = {
     {"table2_glue_roberta_base_budget.yaml", {10, 2, 17}},
     {"table3_glue_deberta_v3_base.yaml", {10, 9, 90}},
     {"table3_glue_deberta_v3_base_budget.yaml", {10, 2, 18}},
-    {"table4_squad_em.yaml", {17, 2, 34}},
-    {"table4_squad_f1.yaml", {17, 2, 34}},
+    {"table4_squad_em.yaml", {22, 3, 39}},
+    {"table4_squad_f1.yaml", {22, 3, 39}},
     {"table4_squad_budget.yaml", {16, 1, 16}},
     {"table5_vtab1k.yaml", {6, 13, 78}},
     {"appendix_nm_sparsity.yaml", {2, 9, 18}},
@@ -89,6 +89,10 @@ const std::vector<SpotCheck> kSpotChecks = {
     {"table4_squad_f1.yaml", "Full FT", "SQuADv1.1", "tab:squad_experiemnts", 1, "", 0, 1},
     {"table4_squad_f1.yaml", "LoRA 0.16%", "SQuADv2.0", "tab:squad_experiemnts", 6, "LoRA", 0, 1},
     {"table4_squad_f1.yaml", "CapaBoost-PAdapter 0.49%", "SQuADv2.0", "tab:squad_experiemnts", 8, "CapaBoost-PAdapter", 0, 1},
+    {"table4_squad_em.yaml", "LoRA (Avg)", "Avg", "tab:squad_experiemnts", 9, "LoRA", 0, 0},
+    {"table4_squad_em.yaml", "Full FT (Avg)", "Avg", "tab:squad_experiemnts", 3, "Full FT", 0, 0},
+    {"table4_squad_f1.yaml", "CapaBoost-PAdapter (Avg)", "Avg", "tab:squad_experiemnts", 9, "CapaBoost-PAdapter", 0, 1},
+    {"table4_squad_f1.yaml", "HAdapter (Avg)", "Avg", "tab:squad_experiemnts", 9, "HAdapter", 0, 1},
     {"table4_squad_budget.yaml", "HAdapter 0.32%", "FT params %", "tab:squad_experiemnts", 3, "FT Params", 0},
     {"table4_squad_budget.yaml", "LoRA 0.08%", "FT params %", "tab:squad_experiemnts", 1, "FT Params", 0},
     {"table4_squad_budget.yaml", "CapaBoost-PAdapter 0.49%", "FT params %", "tab:squad_experiemnts", 8, "FT Params", 1},
@@ -185,6 +189,28 @@ TEST_CASE("sample paper numbers match the cells of the paper's LaTeX source", "[
   for (const auto& [file, shape] : kShapes) {
     INFO(file);
     CHECK(checks_per_file[file] >= 3);
+  }
+}
+
+TEST_CASE("Table 4's Avg is each method's mean over its budgets and versions, as printed", "[harness][paper]") {
+  for (const char* file : {"table4_squad_em.yaml", "table4_squad_f1.yaml"}) {
+    const auto numbers = load_paper_numbers((kPaperDir / file).string());
+    for (const char* method : {"Full FT", "HAdapter", "PAdapter", "LoRA", "CapaBoost-PAdapter"}) {
+      INFO(file << ": " << method);
+      double sum = 0;
+      int cells = 0;
+      for (const auto& [row, by_column] : numbers.rows) {
+        if (row.rfind(method, 0) != 0 || row.find("(Avg)") != std::string::npos) continue;
+        // "PAdapter 0.08%" but not "CapaBoost-PAdapter …" for PAdapter: the label starts with the method.
+        for (const auto& [column, value] : by_column) {
+          sum += value.mean;
+          ++cells;
+        }
+      }
+      CHECK(cells == (std::string(method) == "Full FT" ? 2 : 8));
+      // Printed to one decimal from the unrounded cells: within half a unit of the last digit, and a hair.
+      CHECK(numbers.rows.at(std::string(method) + " (Avg)").at("Avg").mean == Approx(sum / cells).margin(0.051));
+    }
   }
 }
 
