@@ -386,10 +386,12 @@ backbone-smoke: program corpus-sources
 .PHONY: fuzz fuzz-deps
 FUZZ_SECONDS   ?= 60
 FUZZ_BUILD_DIR ?= build-fuzz
-FUZZ_TARGETS   ?= safetensors config_json glue_tsv squad run_record sentencepiece bpe_tokenizer spec
+FUZZ_TARGETS   ?= safetensors config_json glue_tsv squad run_record sentencepiece bpe_tokenizer image idx wordpiece \
+                  peft_adapter spec
 FUZZ_SHARED_DIR ?= $(or $(CAPABOOST_SHARED_DIR),../shared)
-# clang and its libFuzzer, ASan and UBSan runtimes, beside what the suite builds with.
-FUZZ_DEB_PACKAGES := clang-14 libclang-rt-14-dev
+# clang and its libFuzzer, ASan and UBSan runtimes, beside what the suite builds with; libomp-14-dev
+# because configuring the library asks for OpenMP (lib/CMakeLists.txt), which clang finds only there.
+FUZZ_DEB_PACKAGES := clang-14 libclang-rt-14-dev libomp-14-dev
 
 fuzz-deps: deps-debian
 	@$(MAKE) --no-print-directory deps-debian DEB_PACKAGES="$(FUZZ_DEB_PACKAGES)"
