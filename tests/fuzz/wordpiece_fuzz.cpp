@@ -23,8 +23,8 @@ const std::string_view kTexts[] = {
     "  spaces\tand\nnewlines  [cls] [CLS]",
     "Caf\xC3\xA9 na\xC3\xAFve \xE4\xB8\xAD\xE6\x96\x87 \xF0\x9F\x98\x80",  // Café naïve 中文 😀
     "i\xCC\x87 \xEF\xBC\xA1 don't",                                          // i̇ Ａ don't
-    "bad \xFF\xC3 utf-8 \x01\x7F",
     "",
+    "bad \xFF\xC3 utf-8 \x01\x7F",  // last: the tokenizer refuses it, which ends the input's run
 };
 
 const char* const kFiles[] = {"vocab.txt", "tokenizer_config.json", "tokenizer.json"};
