@@ -84,7 +84,8 @@ bool decode_jpeg(FILE* file, torch::Tensor& pixels, std::string& message) {
     jpeg_destroy_decompress(&info);
     return false;
   }
-  // Grayscale stays one channel; YCbCr, CMYK and YCCK files come out as RGB.
+  // Grayscale stays one channel; YCbCr files come out as RGB. CMYK and YCCK files fail here: libjpeg-turbo
+  // converts neither to RGB ("Unsupported color conversion request"), reported as a damaged JPEG.
   info.out_color_space = info.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_start_decompress(&info);
   const int64_t channels = info.output_components;
