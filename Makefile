@@ -382,14 +382,18 @@ backbone-smoke: program corpus-sources
 # Fuzzing (docs/reliability-and-fuzzing.md, issue #19): libFuzzer on the readers of untrusted input, built with clang,
 # ASan and UBSan in a folder of its own (the normal build is untouched), each target run FUZZ_SECONDS
 # from a corpus seeded from the fixtures and, when present, the offline data; fails when one crashes.
-#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="safetensors squad"] [FUZZ_BUILD_DIR=build-fuzz]
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_RUNS=1000000] [FUZZ_TARGETS="safetensors squad"] [FUZZ_BUILD_DIR=build-fuzz]
 .PHONY: fuzz fuzz-deps
 FUZZ_SECONDS   ?= 60
+# Stop a target after this many executions too (0: only FUZZ_SECONDS).
+FUZZ_RUNS      ?= 0
 FUZZ_BUILD_DIR ?= build-fuzz
-FUZZ_TARGETS   ?= safetensors config_json glue_tsv squad run_record sentencepiece bpe_tokenizer spec
+FUZZ_TARGETS   ?= safetensors config_json glue_tsv squad run_record sentencepiece bpe_tokenizer image idx wordpiece \
+                  peft_adapter spec
 FUZZ_SHARED_DIR ?= $(or $(CAPABOOST_SHARED_DIR),../shared)
-# clang and its libFuzzer, ASan and UBSan runtimes, beside what the suite builds with.
-FUZZ_DEB_PACKAGES := clang-14 libclang-rt-14-dev
+# clang and its libFuzzer, ASan and UBSan runtimes, beside what the suite builds with; libomp-14-dev
+# because configuring the library asks for OpenMP (lib/CMakeLists.txt), which clang finds only there.
+FUZZ_DEB_PACKAGES := clang-14 libclang-rt-14-dev libomp-14-dev
 
 fuzz-deps: deps-debian
 	@$(MAKE) --no-print-directory deps-debian DEB_PACKAGES="$(FUZZ_DEB_PACKAGES)"
@@ -398,5 +402,5 @@ fuzz: fuzz-deps
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ_BUILD_DIR) -DCAPABOOST_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug \
 	  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target $(addsuffix _fuzz,$(FUZZ_TARGETS))
-	python3 tests/fuzz/run_fuzzers.py --build-dir $(FUZZ_BUILD_DIR) --seconds $(FUZZ_SECONDS) \
+	python3 tests/fuzz/run_fuzzers.py --build-dir $(FUZZ_BUILD_DIR) --seconds $(FUZZ_SECONDS) --runs $(FUZZ_RUNS) \
 	  --shared $(FUZZ_SHARED_DIR) --results $(RESULTS) --targets $(FUZZ_TARGETS)

@@ -2,7 +2,9 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -12,6 +14,8 @@ namespace {
 
 constexpr int kUnsignedByte = 0x08;
 constexpr int kMaxDimensions = 4;
+constexpr int64_t kMaxValues = int64_t(1) << 34;
+constexpr int64_t kChunk = int64_t(1) << 24;
 
 struct GzCloser {
   void operator()(gzFile file) const { gzclose(file); }
@@ -59,12 +63,23 @@ torch::Tensor read_idx_file(const std::string& path) {
                 ": truncated in the size of dimension ", d);
     const int64_t size = (int64_t(be[0]) << 24) | (int64_t(be[1]) << 16) | (int64_t(be[2]) << 8) | int64_t(be[3]);
     sizes.push_back(size);
+    // Checked before multiplying: four 32-bit sizes overflow int64_t.
+    TORCH_CHECK(size == 0 || count <= kMaxValues / size, "IDX file ", path, ": declared sizes ", sizes,
+                " are implausibly large");
     count *= size;
-    TORCH_CHECK(count <= (int64_t(1) << 34), "IDX file ", path, ": declared sizes ", sizes, " are implausibly large");
+  }
+  // The body is read in chunks, so what is allocated follows the bytes the file holds, not what its header
+  // declares (a few bytes of header could otherwise ask for kMaxValues).
+  std::vector<uint8_t> body;
+  while (static_cast<int64_t>(body.size()) < count) {
+    const std::size_t done = body.size();
+    const std::size_t chunk = static_cast<std::size_t>(std::min<int64_t>(count - int64_t(done), kChunk));
+    body.resize(done + chunk);
+    TORCH_CHECK(read_exactly(file.get(), body.data() + done, chunk, path), "IDX file ", path,
+                ": truncated (its header declares ", sizes, " values); the file is damaged, reinstall it");
   }
   auto values = torch::empty(sizes, torch::kUInt8);
-  TORCH_CHECK(read_exactly(file.get(), values.data_ptr<uint8_t>(), static_cast<std::size_t>(count), path), "IDX file ",
-              path, ": truncated (its header declares ", sizes, " values); the file is damaged, reinstall it");
+  if (count > 0) std::memcpy(values.data_ptr<uint8_t>(), body.data(), body.size());
   unsigned char extra = 0;
   TORCH_CHECK(!read_exactly(file.get(), &extra, 1, path), "IDX file ", path,
               ": bytes after the declared ", sizes, " values; the header and the body disagree");

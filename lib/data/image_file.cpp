@@ -1,6 +1,7 @@
 #include "data/image_file.h"
 
 #include <csetjmp>
+#include <cstdint>
 #include <cstdio>  // before jpeglib.h, which uses FILE without including it
 #include <cstring>
 #include <fstream>
@@ -13,6 +14,16 @@
 namespace capaboost {
 namespace {
 
+// The most pixels a file may declare: 8192 x 8192 (VTAB-1k's images are at most a few megapixels). A
+// header is a few bytes, so without a bound a damaged or hostile one makes the decoder allocate what its
+// fields allow (JPEG: 65500 x 65500, PNG: 10^6 x 10^6) before a single pixel is read.
+constexpr uint64_t kMaxPixels = uint64_t(1) << 26;
+
+std::string too_many_pixels(uint64_t width, uint64_t height) {
+  return "its header declares " + std::to_string(width) + " x " + std::to_string(height) + " pixels, more than the " +
+         std::to_string(kMaxPixels) + " (8192 x 8192) this reader decodes; the file is damaged or not meant for it";
+}
+
 // libpng's simplified API: it handles palettes, 16-bit samples and gamma itself.
 torch::Tensor read_png(const std::string& path) {
   png_image image;
@@ -20,6 +31,11 @@ torch::Tensor read_png(const std::string& path) {
   image.version = PNG_IMAGE_VERSION;
   TORCH_CHECK(png_image_begin_read_from_file(&image, path.c_str()) != 0, "image ", path, ": not a readable PNG (",
               image.message, ")");
+  if (uint64_t(image.width) * image.height > kMaxPixels) {
+    const std::string message = too_many_pixels(image.width, image.height);
+    png_image_free(&image);
+    TORCH_CHECK(false, "image ", path, ": ", message);
+  }
   const bool color = (image.format & PNG_FORMAT_FLAG_COLOR) != 0;
   image.format = color ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY;
   const int64_t channels = color ? 3 : 1;
@@ -55,13 +71,21 @@ bool decode_jpeg(FILE* file, torch::Tensor& pixels, std::string& message) {
   error.manager.error_exit = jpeg_error_exit;
   if (setjmp(error.jump)) {
     jpeg_destroy_decompress(&info);
-    message = error.message;
+    message = std::string("the JPEG is damaged (") + error.message + ")";
     return false;
   }
   jpeg_create_decompress(&info);
   jpeg_stdio_src(&info, file);
   jpeg_read_header(&info, TRUE);
-  // Grayscale stays one channel; YCbCr, CMYK and YCCK files come out as RGB.
+  // Before jpeg_start_decompress, which allocates by the declared size too (a progressive file's
+  // coefficients for the whole image).
+  if (uint64_t(info.image_width) * info.image_height > kMaxPixels) {
+    message = too_many_pixels(info.image_width, info.image_height);
+    jpeg_destroy_decompress(&info);
+    return false;
+  }
+  // Grayscale stays one channel; YCbCr files come out as RGB. CMYK and YCCK files fail here: libjpeg-turbo
+  // converts neither to RGB ("Unsupported color conversion request"), reported as a damaged JPEG.
   info.out_color_space = info.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_start_decompress(&info);
   const int64_t channels = info.output_components;
@@ -82,7 +106,7 @@ torch::Tensor read_jpeg(const std::string& path) {
   TORCH_CHECK(file, "image ", path, ": cannot open it");
   torch::Tensor pixels;
   std::string message;
-  TORCH_CHECK(decode_jpeg(file.get(), pixels, message), "image ", path, ": the JPEG is damaged (", message, ")");
+  TORCH_CHECK(decode_jpeg(file.get(), pixels, message), "image ", path, ": ", message);
   return pixels;
 }
 

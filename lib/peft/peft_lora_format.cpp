@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 
 #include "checkpoint/safetensors.h"
@@ -160,18 +161,52 @@ std::vector<std::string> load_peft_lora_adapter(torch::nn::Module& model, const 
   TORCH_CHECK(!config.contains("bias") || config.at("bias") == "none", config_path, ": bias is ",
               config.at("bias").dump(), "; only bias \"none\" loads (LoRA here trains no biases)");
 
+  // A field of the wrong JSON type is an error naming the file and the field, not nlohmann's type_error.
+  const auto typed = [&](const char* key, const nlohmann::json& value, const char* what) {
+    TORCH_CHECK(false, config_path, ": '", key, "' must be ", what, ", got ", value.dump());
+  };
   SiteSelector selector;
   const nlohmann::json& targets = field("target_modules");
   if (targets.is_string()) {
     selector.regex = targets.get<std::string>();
+    try {
+      const std::regex compiled(*selector.regex);
+    } catch (const std::regex_error& error) {
+      TORCH_CHECK(false, config_path, ": target_modules \"", *selector.regex, "\" is not a valid regex (", error.what(),
+                  ")");
+    }
   } else {
     TORCH_CHECK(targets.is_array(), config_path, ": target_modules must be a list of names or a regex");
-    selector.suffixes = targets.get<std::vector<std::string>>();
+    for (const auto& target : targets) {
+      if (!target.is_string()) typed("target_modules", targets, "a list of names (strings) or a regex");
+      selector.suffixes.push_back(target.get<std::string>());
+    }
   }
+  if (!field("r").is_number_integer()) typed("r", field("r"), "an integer");
+  if (!field("lora_alpha").is_number()) typed("lora_alpha", field("lora_alpha"), "a number");
   const auto rank = field("r").get<int64_t>();
   const auto alpha = field("lora_alpha").get<double>();
-  const auto dropout = config.value("lora_dropout", 0.0);
+  double dropout = 0.0;
+  if (config.contains("lora_dropout") && !config.at("lora_dropout").is_null()) {
+    if (!config.at("lora_dropout").is_number()) typed("lora_dropout", config.at("lora_dropout"), "a number");
+    dropout = config.at("lora_dropout").get<double>();
+  }
   const auto options = LoraOptions(rank).alpha(alpha).dropout(dropout);
+
+  // r sizes every factor attached below: it must be the rank the file's factors have (lora_A is (r, in)),
+  // read from the header before anything is allocated, so that a damaged r cannot ask for more memory
+  // than the file's own tensors take.
+  const SafetensorsFile weights(weights_path);
+  bool has_factor = false;
+  for (const auto& name : weights.names()) {
+    const std::string suffix = ".lora_A.weight";
+    if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const c10::IntArrayRef shape = weights.entry(name).shape;
+    TORCH_CHECK(shape.size() == 2 && shape[0] == rank, weights_path, ": '", name, "' has shape ", shape, " where r = ",
+                rank, " (", config_path, ") needs (", rank, ", in); the two files do not belong together");
+    has_factor = true;
+  }
+  TORCH_CHECK(has_factor, weights_path, ": holds no '<site>.lora_A.weight' tensor; not a LoRA adapter's weights");
   const std::vector<std::string> sites =
       attach_tuners(model, selector, [&](const std::string& site, const TunableLinearImpl& layer) -> SiteTunerPtr {
         return std::make_shared<LoraImpl>(options, site, layer.options.in_features(), layer.options.out_features());
@@ -189,7 +224,10 @@ std::vector<std::string> load_peft_lora_adapter(torch::nn::Module& model, const 
   std::vector<std::string> head_prefixes;
   const nlohmann::json saved = config.value("modules_to_save", nlohmann::json::array());
   if (saved.is_array()) {
-    for (const auto& module : saved) head_prefixes.push_back(module.get<std::string>() + ".");
+    for (const auto& module : saved) {
+      if (!module.is_string()) typed("modules_to_save", saved, "a list of module names (strings)");
+      head_prefixes.push_back(module.get<std::string>() + ".");
+    }
   }
   const std::string task_type =
       config.contains("task_type") && config.at("task_type").is_string() ? config.at("task_type").get<std::string>() : "";
@@ -197,7 +235,6 @@ std::vector<std::string> load_peft_lora_adapter(torch::nn::Module& model, const 
   if (task_type == "QUESTION_ANS") head_prefixes.push_back("qa_outputs.");
   destinations.merge(head_tensors(model, head_prefixes));
 
-  const SafetensorsFile weights(weights_path);
   std::vector<std::string> unexpected, missing;
   for (const auto& name : weights.names()) {
     if (!destinations.count(name)) unexpected.push_back(name);

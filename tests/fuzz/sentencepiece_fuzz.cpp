@@ -1,16 +1,21 @@
 // Fuzzes the SentencePiece model reader (tokenizers/sentencepiece_model.h: the protobuf, the pieces,
 // the precompiled character map) and then uses the model as the tokenizers do: normalise, encode with
 // and without offsets, decode, on texts with whitespace runs, accents, compatibility characters,
-// control characters and malformed UTF-8. Bad input must end in the reader's c10::Error; a crash, a
-// sanitizer report or any other exception is a finding.
+// control characters and malformed UTF-8. A model that carries [CLS] is also what load_tokenizer makes a
+// DeBERTa-v2/v3 tokenizer of (tokenizers/deberta_v2_tokenizer.h, which reads no file besides spm.model):
+// its special pieces' ids, the split around special tokens written in the text, encode with offsets and
+// decode run too. Bad input must end in the reader's c10::Error; a crash, a sanitizer report or any other
+// exception is a finding.
 
 #include <c10/util/Exception.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "fuzz_support.h"
+#include "tokenizers/deberta_v2_tokenizer.h"
 #include "tokenizers/sentencepiece_model.h"
 
 namespace {
@@ -23,6 +28,7 @@ const std::string_view kTexts[] = {
     "\xE2\x96\x81"
     "already metaspaced\x01\x7F",
     "bad \xFF\xC3 utf-8 \xE2\x96",
+    "[CLS] a [MASK][SEP]b[PAD][UNK]",
     "",
 };
 
@@ -31,11 +37,20 @@ const std::string_view kTexts[] = {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = capaboost::fuzz::write_input(data, size, "spm.model");
   try {
-    const capaboost::SentencePieceModel model(path, "fuzz input");
+    const auto model = std::make_shared<capaboost::SentencePieceModel>(path, "fuzz input");
     for (const auto text : kTexts) {
-      model.normalize(text);
-      model.encode_with_spans(text);
-      model.decode(model.encode(text));
+      model->normalize(text);
+      model->encode_with_spans(text);
+      model->decode(model->encode(text));
+    }
+    if (capaboost::DebertaV2Tokenizer::recognizes(*model)) {
+      const capaboost::DebertaV2Tokenizer tokenizer(model);
+      for (const auto text : kTexts) {
+        tokenizer.encode_text_with_offsets(text);
+        const auto ids = tokenizer.encode_text(text);
+        tokenizer.decode(tokenizer.add_special_tokens(ids, ids));
+        tokenizer.decode(ids, /*skip_special_tokens=*/true);
+      }
     }
   } catch (const c10::Error&) {
   }

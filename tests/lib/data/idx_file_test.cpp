@@ -90,3 +90,21 @@ TEST_CASE("Debian's Fashion-MNIST has its published sizes and balanced classes",
   CHECK(train_counts.eq(6000).all().item<bool>());
   CHECK(test_counts.eq(1000).all().item<bool>());
 }
+
+TEST_CASE("IDX sizes that overflow or promise more than the file holds are errors, not allocations", "[data][idx]") {
+  // Found by the idx fuzz target (tests/fuzz/idx_fuzz.cpp): the product of four 32-bit sizes overflowed
+  // int64_t before the plausibility check (UBSan), and a 20-byte header could make the reader allocate
+  // up to 16 GiB for values that were not there.
+  capaboost::testing::TempDir dir;
+  write_plain(dir.file("overflow.idx"), idx_bytes({0xFFFFFFFFu, 4, 0xFFFFFFFFu, 1}, {1, 2, 3}));
+  CHECK_THAT(idx_error_of(dir.file("overflow.idx")),
+             Catch::Contains("overflow.idx") && Catch::Contains("implausibly large"));
+  // 2^33 values declared (within the 2^34 bound), three present: truncated, read chunk by chunk.
+  write_plain(dir.file("promise.idx"), idx_bytes({0x10000u, 0x10000u, 2}, {1, 2, 3}));
+  CHECK_THAT(idx_error_of(dir.file("promise.idx")), Catch::Contains("promise.idx") && Catch::Contains("truncated"));
+  write_gzip(dir.file("promise.idx.gz"), idx_bytes({0x10000u, 0x10000u, 2}, {1, 2, 3}));
+  CHECK_THAT(idx_error_of(dir.file("promise.idx.gz")), Catch::Contains("truncated"));
+  // Zero-sized dimensions still read as empty tensors.
+  write_plain(dir.file("empty.idx"), idx_bytes({0, 28, 28}, {}));
+  CHECK(read_idx_file(dir.file("empty.idx")).sizes() == torch::IntArrayRef({0, 28, 28}));
+}

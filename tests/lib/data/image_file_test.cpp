@@ -4,8 +4,11 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 #include <jpeglib.h>
+#include <zlib.h>
 
 #include "support/reference_python.h"
 #include "support/temp_dir.h"
@@ -117,4 +120,36 @@ TEST_CASE("unreadable images are errors naming the file", "[data][image]") {
   std::ofstream(dir.file("cut.png"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   CHECK_THAT(image_error_of(dir.file("cut.png")), Catch::Contains("cut.png"));
   CHECK_THAT(image_error_of(dir.file("absent.png")), Catch::Contains("cannot open"));
+}
+
+TEST_CASE("a header declaring more pixels than the reader decodes is an error before any allocation", "[data][image]") {
+  // Found by the image fuzz target (tests/fuzz/image_fuzz.cpp): 121 bytes of JPEG whose frame header
+  // declares 65296 x 65496 pixels made the reader allocate 4.3 GB for them.
+  capaboost::testing::TempDir dir;
+  const std::string jpeg(
+      "\xFF\xD8\xFF\xE0\x00\x10\x4A\x46\x49\xFF\xDA\x01\x01\x00\x00\x01"
+      "\x00\x01\x00\x00\xFF\xDB\x00\x43\x00\x04\x02\x02\x02\x02\x02\x02"
+      "\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02"
+      "\x02\x02\x02\x02\x02\x02\x02\x02\x00\x00\x00\x00\x00\x01\x02\x03"
+      "\x04\x05\x06\x03\x08\x09\x0A\x0B\x10\x00\x00\x04\x00\x00\x00\x00"
+      "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x1F\xF0\x11\xFF\xC0\x00"
+      "\x0B\x08\xFF\xD8\xFF\x10\x01\x01\x11\x00\xFF\xDA\x00\x08\x01\x01"
+      "\x00\x00\x3F\x00\x36\x0B\x31\x00\x00",
+      121);
+  std::ofstream(dir.file("huge.jpg"), std::ios::binary) << jpeg;
+  CHECK_THAT(image_error_of(dir.file("huge.jpg")),
+             Catch::Contains("huge.jpg") && Catch::Contains("65296 x 65496") && Catch::Contains("8192 x 8192"));
+  // A PNG whose IHDR says 100000 x 100000 (within libpng's own limit of 10^6 a side), its CRC redone.
+  write_png_file(dir.file("small.png"), torch::zeros({2, 2, 1}, torch::kUInt8));
+  std::ifstream in(dir.file("small.png"), std::ios::binary);
+  std::string png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(png.substr(12, 4) == "IHDR");
+  const std::string side("\x00\x01\x86\xA0", 4);  // 100000, big-endian
+  png.replace(16, 4, side);
+  png.replace(20, 4, side);
+  const auto crc = crc32(0, reinterpret_cast<const Bytef*>(png.data() + 12), 17);  // type and data of IHDR
+  for (int i = 0; i < 4; ++i) png[29 + i] = char((crc >> (24 - 8 * i)) & 0xFF);
+  std::ofstream(dir.file("huge.png"), std::ios::binary) << png;
+  CHECK_THAT(image_error_of(dir.file("huge.png")),
+             Catch::Contains("huge.png") && Catch::Contains("100000 x 100000") && Catch::Contains("8192 x 8192"));
 }

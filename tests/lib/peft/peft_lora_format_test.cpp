@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -101,4 +102,30 @@ TEST_CASE("PEFT LoRA export and import refuse what they cannot represent, naming
   auto fresh2 = classifier_with("", {});
   CHECK_THROWS_WITH(load_peft_lora_adapter(*fresh2, dir.path().string()),
                     Catch::Contains("adapter_model.safetensors") && Catch::Contains("layer.1.attention.self.value.lora_B"));
+}
+
+TEST_CASE("PEFT adapter fields of the wrong type or size are errors naming the file and the field", "[peft_export]") {
+  // Found by the peft_adapter fuzz target (tests/fuzz/peft_adapter_fuzz.cpp): fields of another JSON type
+  // escaped as nlohmann's type_error, an invalid target_modules regex as std::regex_error, and a large r
+  // made LoRA allocate its factors before the file's tensors were compared with it.
+  auto trained = classifier_with("lora", kCapaBoostLora);
+  capaboost::testing::TempDir dir;
+  const std::vector<std::tuple<std::string, nlohmann::json, std::string>> bad = {
+      {"r", "4", "'r' must be an integer"},
+      {"r", int64_t(1) << 40, "where r = 1099511627776"},
+      {"lora_alpha", nlohmann::json::array(), "'lora_alpha' must be a number"},
+      {"lora_dropout", "0.1", "'lora_dropout' must be a number"},
+      {"target_modules", nlohmann::json::array({"query", 7}), "'target_modules' must be a list of names"},
+      {"target_modules", "(query", "not a valid regex"},
+      {"modules_to_save", nlohmann::json::array({nullptr}), "'modules_to_save' must be a list of module names"},
+  };
+  for (const auto& [key, value, message] : bad) {
+    INFO(key << " = " << value.dump());
+    PeftLoraAdapter adapter = peft_lora_adapter(*trained, trained->head_prefixes(), "b");
+    adapter.config[key] = value;
+    save_peft_lora_adapter(adapter, dir.path().string());
+    auto fresh = classifier_with("", {});
+    CHECK_THROWS_WITH(load_peft_lora_adapter(*fresh, dir.path().string()),
+                      Catch::Contains("adapter_") && Catch::Contains(message));
+  }
 }
