@@ -1,7 +1,8 @@
 // Fuzzes reading a run record as the store does (store/record_store.h: RecordStore::read, which parses
-// runs/<key>.json and hands it to RunRecord::from_json), then writes the record back to JSON. A record
-// that is corrupt or not a record must end in the std::runtime_error read documents; a crash, a
-// sanitizer report or any other exception is a finding.
+// runs/<key>.json, checks its seal (store/record_digest.h) and hands it to RunRecord::from_json), then
+// writes the record back to JSON. A record that is corrupt, unsealed where it must be sealed, or not a
+// record must end in the std::runtime_error read documents; a crash, a sanitizer report or any other
+// exception is a finding.
 
 #include <cstddef>
 #include <cstdint>
