@@ -11,23 +11,16 @@
 #include <fstream>
 #include <thread>
 
+#include "support/reaped_pid.h"
 #include "support/temp_dir.h"
 
 using namespace capaboost::harness;
 using capaboost::testing::TempDir;
 using Catch::Contains;
+using capaboost::testing::reaped_child_pid;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The pid of a process that has exited and been reaped: certainly not alive.
-long dead_pid() {
-  const pid_t child = fork();
-  if (child == 0) _exit(0);
-  int status = 0;
-  waitpid(child, &status, 0);
-  return child;
-}
 
 void write_claim(const std::string& path, const std::string& host, long pid) {
   fs::create_directories(fs::path(path).parent_path());
@@ -66,7 +59,7 @@ TEST_CASE("claims of dead local processes and of lapsed leases are taken over, l
           "[harness][store][claims]") {
   TempDir dir;
   RunClaims claims(dir.path().string(), std::chrono::seconds(60));
-  write_claim(claims.claim_path("killed"), host_name(), dead_pid());
+  write_claim(claims.claim_path("killed"), host_name(), reaped_child_pid());
   write_claim(claims.claim_path("remote-fresh"), "another-node", 12345);
   write_claim(claims.claim_path("remote-lapsed"), "another-node", 12345);
   age_by(claims.claim_path("remote-lapsed"), 120);
@@ -124,8 +117,8 @@ TEST_CASE("a holder whose claim was taken over leaves the new claim in place", "
 TEST_CASE("remove_stale clears what killed processes left and keeps live claims", "[harness][store][claims]") {
   TempDir dir;
   RunClaims claims(dir.path().string());
-  write_claim(claims.claim_path("a"), host_name(), dead_pid());
-  write_claim(claims.claim_path("b"), host_name(), dead_pid());
+  write_claim(claims.claim_path("a"), host_name(), reaped_child_pid());
+  write_claim(claims.claim_path("b"), host_name(), reaped_child_pid());
   const auto live = claims.try_claim("c");
   CHECK(claims.remove_stale() == 2);
   CHECK_FALSE(fs::exists(claims.claim_path("a")));
@@ -181,7 +174,7 @@ TEST_CASE("a claim is never seen empty, so one killed while claiming is free at 
   CHECK(empty == 0);
   // What a holder killed mid-claim leaves: a draft at most, which remove_stale clears at once when its
   // writer is a dead process of this host, and once older than the lease otherwise; and no claim.
-  const std::string dead_local = path + ".draft.7." + std::to_string(dead_pid()) + "." + host_name();
+  const std::string dead_local = path + ".draft.7." + std::to_string(reaped_child_pid()) + "." + host_name();
   const std::string live_local = path + ".draft.7." + std::to_string(getpid()) + "." + host_name();
   const std::string old_remote = path + ".draft.7.1.another-host";
   for (const auto& draft : {dead_local, live_local, old_remote}) std::ofstream(draft) << "{}";

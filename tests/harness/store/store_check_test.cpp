@@ -4,17 +4,17 @@
 #include "report/paired_comparison.h"
 #include "store/record_store.h"
 #include "support/read_text.h"
+#include "support/reaped_pid.h"
 #include "support/temp_dir.h"
 #include "util/sha256.h"
 
 #include <catch2/catch.hpp>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
 using namespace capaboost::harness;
+using capaboost::testing::reaped_child_pid;
 using capaboost::testing::read_text;
 using capaboost::testing::TempDir;
 using Catch::Contains;
@@ -44,14 +44,6 @@ RunConfig run_of(const RunRecord& record) {
   run.measure = "finetune";
   run.config = record.config;
   return run;
-}
-
-long reaped_child_pid() {
-  const pid_t child = fork();
-  if (child == 0) _exit(0);
-  int status = 0;
-  waitpid(child, &status, 0);
-  return child;
 }
 
 bool found(const StoreCheck& check, const std::string& path, const std::string& words) {
