@@ -17,6 +17,13 @@ std::string string_member(const json& object, const char* key, const std::string
   return object.at(key).get<std::string>();
 }
 
+// An optional string member ("title"): "" when absent or null, a failure naming where it is otherwise.
+std::string optional_string(const json& object, const char* key, const std::string& where) {
+  if (!object.contains(key) || object.at(key).is_null()) return "";
+  TORCH_CHECK(object.at(key).is_string(), where, ": '", key, "' must be a string, got ", object.at(key).dump());
+  return object.at(key).get<std::string>();
+}
+
 int64_t start_value(const json& value, const std::string& where) {
   TORCH_CHECK(value.is_number_integer() && value.get<int64_t>() >= 0, where,
               ": answer_start must be a non-negative integer (a character offset into the context)");
@@ -89,7 +96,7 @@ SquadDataset parse_squad(const json& root, const std::string& source) {
     const std::string where = source + ": data[" + std::to_string(a) + "]";
     TORCH_CHECK(entry.is_object(), where, ": must be an object");
     if (entry.contains("paragraphs")) {  // official: an article
-      const std::string title = entry.value("title", "");
+      const std::string title = optional_string(entry, "title", where);
       const json& paragraphs = entry.at("paragraphs");
       TORCH_CHECK(paragraphs.is_array(), where, ": 'paragraphs' must be a list");
       for (size_t p = 0; p < paragraphs.size(); ++p) {
@@ -107,7 +114,10 @@ SquadDataset parse_squad(const json& root, const std::string& source) {
           question.context = context;
           question.answers = nested_answers(qas[q], "answers", at);
           question.plausible_answers = nested_answers(qas[q], "plausible_answers", at);
-          const bool impossible = qas[q].value("is_impossible", false);
+          const json impossible_value = qas[q].value("is_impossible", json(false));
+          TORCH_CHECK(impossible_value.is_boolean(), at, ": 'is_impossible' must be true or false, got ",
+                      impossible_value.dump());
+          const bool impossible = impossible_value.get<bool>();
           TORCH_CHECK(!impossible || question.answers.empty(), at,
                       ": is_impossible is true but it has answers (v2.0 keeps those in plausible_answers)");
           dataset.questions.push_back(std::move(question));
@@ -116,7 +126,7 @@ SquadDataset parse_squad(const json& root, const std::string& source) {
     } else {  // flat: one question
       SquadQuestion question;
       question.id = string_member(entry, "id", where);
-      question.title = entry.value("title", "");
+      question.title = optional_string(entry, "title", where);
       question.question = string_member(entry, "question", where);
       question.context = string_member(entry, "context", where);
       question.answers = flat_answers(entry, where);

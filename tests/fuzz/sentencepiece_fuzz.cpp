@@ -36,23 +36,36 @@ const std::string_view kTexts[] = {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto path = capaboost::fuzz::write_input(data, size, "spm.model");
+  std::shared_ptr<const capaboost::SentencePieceModel> model;
   try {
-    const auto model = std::make_shared<capaboost::SentencePieceModel>(path, "fuzz input");
-    for (const auto text : kTexts) {
+    model = std::make_shared<capaboost::SentencePieceModel>(path, "fuzz input");
+  } catch (const c10::Error&) {
+    return 0;
+  }
+  // Each text on its own: one the model refuses (malformed UTF-8) must not skip the others.
+  for (const auto text : kTexts) {
+    try {
       model->normalize(text);
       model->encode_with_spans(text);
       model->decode(model->encode(text));
+    } catch (const c10::Error&) {
     }
-    if (capaboost::DebertaV2Tokenizer::recognizes(*model)) {
-      const capaboost::DebertaV2Tokenizer tokenizer(model);
-      for (const auto text : kTexts) {
-        tokenizer.encode_text_with_offsets(text);
-        const auto ids = tokenizer.encode_text(text);
-        tokenizer.decode(tokenizer.add_special_tokens(ids, ids));
-        tokenizer.decode(ids, /*skip_special_tokens=*/true);
-      }
-    }
+  }
+  if (!capaboost::DebertaV2Tokenizer::recognizes(*model)) return 0;
+  std::unique_ptr<capaboost::DebertaV2Tokenizer> tokenizer;
+  try {
+    tokenizer = std::make_unique<capaboost::DebertaV2Tokenizer>(model);
   } catch (const c10::Error&) {
+    return 0;
+  }
+  for (const auto text : kTexts) {
+    try {
+      tokenizer->encode_text_with_offsets(text);
+      const auto ids = tokenizer->encode_text(text);
+      tokenizer->decode(tokenizer->add_special_tokens(ids, ids));
+      tokenizer->decode(ids, /*skip_special_tokens=*/true);
+    } catch (const c10::Error&) {
+    }
   }
   return 0;
 }

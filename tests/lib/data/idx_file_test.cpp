@@ -91,7 +91,7 @@ TEST_CASE("Debian's Fashion-MNIST has its published sizes and balanced classes",
   CHECK(test_counts.eq(1000).all().item<bool>());
 }
 
-TEST_CASE("IDX sizes that overflow or promise more than the file holds are errors, not allocations", "[data][idx]") {
+TEST_CASE("IDX sizes that overflow or promise more than the file holds are errors and allocate nothing", "[data][idx]") {
   // Found by the idx fuzz target (tests/fuzz/idx_fuzz.cpp): the product of four 32-bit sizes overflowed
   // int64_t before the plausibility check (UBSan), and a 20-byte header could make the reader allocate
   // up to 16 GiB for values that were not there.

@@ -113,3 +113,19 @@ TEST_CASE("malformed SQuAD files fail naming the file, the entry and the problem
   CHECK_THAT(failure_of(R"({"version": "1.1", "data": [{"paragraphs": 3}]})"),
              Contains("bad.json: data[0]: 'paragraphs' must be a list"));
 }
+
+TEST_CASE("a SQuAD title or is_impossible of another JSON type fails naming the entry", "[data][squad]") {
+  // Found by the squad fuzz target (2026-12-07): a flat entry whose "title" was an object escaped
+  // load_squad as nlohmann's type_error; an official one's title and is_impossible the same way.
+  CHECK_THAT(failure_of(R"({"version": 2.0, "data": [{"id": "c", "title": {"text": ["A cat"]}, "question": "q",
+      "context": "c", "answers": {"text": []}}]})"),
+             Contains("bad.json: data[0]: 'title' must be a string"));
+  CHECK_THAT(failure_of(R"({"data": [{"title": 7, "paragraphs": []}]})"),
+             Contains("bad.json: data[0]: 'title' must be a string"));
+  CHECK_THAT(failure_of(R"({"data": [{"paragraphs": [{"context": "c", "qas": [{"id": "1", "question": "q",
+      "is_impossible": "yes", "answers": []}]}]}]})"),
+             Contains("qas[0]: 'is_impossible' must be true or false"));
+  // A null title is no title, as an absent one.
+  CHECK(parse_squad(nlohmann::json::parse(R"({"data": [{"id": "a", "title": null, "question": "q", "context": "c",
+      "answers": {"text": []}}]})"), "null.json").questions.at(0).title.empty());
+}
