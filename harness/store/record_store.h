@@ -20,8 +20,6 @@ struct StoredRecord {
   /// digest fails (store/record_digest.h), its key is not its file's name, its schema is newer.
   std::string problem;
   bool unsealed = false;  ///< usable, but written before seals (schema ≤ 2): nothing to check it against
-
-  bool exists() const { return record.has_value() || !problem.empty(); }
 };
 
 class RecordStore {

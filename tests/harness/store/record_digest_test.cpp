@@ -93,7 +93,9 @@ TEST_CASE("the store seals what it writes and never hands out a record that fail
   store.write(example_record());
   std::filesystem::rename(store.record_path("a1b2c3"), store.record_path("ffff00"));
   CHECK_THAT(store.inspect("ffff00").problem, Contains("holds the record of run a1b2c3, not of ffff00"));
-  CHECK_FALSE(store.inspect("a1b2c3").exists());
+  const StoredRecord gone = store.inspect("a1b2c3");
+  CHECK_FALSE(gone.record);
+  CHECK(gone.problem.empty());
 }
 
 TEST_CASE("a run key that is not a path name never becomes a file", "[harness][store][path_name]") {
