@@ -49,6 +49,10 @@ Command tasks_command(CLI::App& app);
 Command models_command(CLI::App& app);
 /// `capaboost backbone [--profile P] [--cache DIR]`: the offline pre-trained encoder's directory.
 Command backbone_command(CLI::App& app);
+/// `capaboost tensorboard SPEC DIR`: the recorded runs' curves as TensorBoard event files (tracking/).
+Command tensorboard_command(CLI::App& app);
+/// `capaboost export-mlflow SPEC DIR`: the recorded runs as an MLflow experiment in a file store (tracking/).
+Command export_mlflow_command(CLI::App& app);
 /// `capaboost export RUN_KEY DIR`: a finished LoRA or CapaBoost-LoRA run as a Hugging Face PEFT adapter.
 Command export_command(CLI::App& app);
 /// `capaboost gallery [--results DIR] [--out FILE]`: results/README.md, every curated folder's figures,

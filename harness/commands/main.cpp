@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   commands.push_back(capaboost::harness::squad_eval_command(app));
   commands.push_back(capaboost::harness::export_command(app));
   commands.push_back(capaboost::harness::gallery_command(app));
+  commands.push_back(capaboost::harness::tensorboard_command(app));
+  commands.push_back(capaboost::harness::export_mlflow_command(app));
   commands.push_back(capaboost::harness::verify_command(app));
 
   try {

@@ -76,6 +76,8 @@ Command run_command(CLI::App& app) {
                 "rerun runs whose record another build made (another numerics fingerprint or device, or a record "
                 "from before fingerprints), so that every pair compares runs of this build");
   sub->add_flag("--dry-run", execute_options->dry_run, "list what would run and stop");
+  sub->add_option("--tensorboard", execute_options->tensorboard_dir,
+                  "write each finished run's curves as a TensorBoard event file under DIR/<row>/<task>-seed<s>-<key>");
   sub->add_option("--jobs,-j", execute_options->jobs, "parallel worker processes (threads are split among them)")
       ->check(CLI::Range(1, 64));
   sub->add_option("--device", *device, "cpu, cuda, or auto: cuda when this LibTorch sees a GPU (docs/clusters-and-gpus.md)")
@@ -148,6 +150,7 @@ Command run_command(CLI::App& app) {
             if (opts.force) opts.worker_args.push_back("--force");
             if (opts.retry_failed) opts.worker_args.push_back("--retry-failed");
             if (opts.rerun_other_builds) opts.worker_args.push_back("--rerun-other-builds");
+            if (!opts.tensorboard_dir.empty()) opts.worker_args.insert(opts.worker_args.end(), {"--tensorboard", opts.tensorboard_dir});
             const auto summary = execute(sweep.runs, store, opts, sweep.axes);
             if (opts.worker < 0 || !array_task->empty()) {
               fmt::print("{}: {} run, {} failed, {} already recorded{}{} (profile '{}')\n", sweep.spec.name,

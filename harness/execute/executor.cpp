@@ -9,6 +9,8 @@
 #include "runtime/process_memory.h"
 #include "store/record_build.h"
 #include "store/run_claims.h"
+#include "store/run_scalars.h"
+#include "tracking/tensorboard_export.h"
 #include "util/setup_error.h"
 #include "util/sha256.h"
 
@@ -143,11 +145,12 @@ void set_outcome(RunRecord& record, const MeasureResult& result) {
   record.details = result.details;
 }
 
-void set_failure(RunRecord& record, const std::string& reason, const std::string& tuned_state_path) {
+void set_failure(RunRecord& record, const std::string& reason, const RunContext& context) {
   record.status = RunStatus::kFailed;
   record.reason = reason;
-  // A failed run's weights (a finite loss, then a non-finite metric) belong to no result.
-  std::remove(tuned_state_path.c_str());
+  // A failed run's weights and curves (a finite loss, then a non-finite metric) belong to no result.
+  std::remove(context.tuned_state_path.c_str());
+  std::remove(context.scalars_path.c_str());
 }
 
 // Stamps time, memory and provenance, and writes the record (indexed unless this is a worker).
@@ -178,18 +181,28 @@ RunRecord execute_run(const RunConfig& run, RecordStore& store, const ExecuteOpt
   const auto start = std::chrono::steady_clock::now();
   RunContext context = options.context;
   context.tuned_state_path = store.tuned_state_path(run.key);
+  context.scalars_path = store.scalars_path(run.key);
   try {
     set_outcome(record, find_measure(run.measure).run(Parameters(run.config), context));
   } catch (const SetupError&) {
     throw;  // the machine lacks something: no experiment ran, so nothing is recorded
   } catch (const std::exception& e) {
-    set_failure(record, reason_of(e), context.tuned_state_path);
+    set_failure(record, reason_of(e), context);
   }
   // The tuned state's digest travels in the (sealed) record: `fsck` and `export` check the file by it.
   if (record.ok() && std::filesystem::exists(context.tuned_state_path)) {
     record.tuned_state_sha256 = sha256_file_hex(context.tuned_state_path);
   }
   finish_record(record, run, seconds_since(start), store, options);
+  if (!options.tensorboard_dir.empty() && record.ok() && has_run_scalars(record)) {
+    // The record is written: an event file that cannot be written costs a warning, never the run
+    // (`capaboost tensorboard` writes it again from the record).
+    try {
+      write_tensorboard_run(options.tensorboard_dir, store, record);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "warning: run {}: no TensorBoard event file: {}\n", run.key.substr(0, 12), e.what());
+    }
+  }
   return record;
 }
 

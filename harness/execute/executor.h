@@ -29,6 +29,9 @@ struct ExecuteOptions {
   std::string scheduler_task;
   std::string self_exe;       ///< program to start workers with
   std::vector<std::string> worker_args;  ///< arguments that make a worker run the same sweep
+  /// A TensorBoard log dir: every run that finishes with curves writes its event file there
+  /// (tracking/tensorboard_export.h); empty: none.
+  std::string tensorboard_dir;
   RunContext context;
 };
 

@@ -11,12 +11,14 @@
 // any method: the tuners' effective entries plus the backbone parameters it trains), for tuners on
 // linear sites their forward FLOPs per token summed over sites (tuner_flops_per_token as executed,
 // tuner_flops_per_token_sparse with masked entries free; measure/flop_count.h), trainable, steps,
-// wall_seconds, train_examples_per_second, train_tokens_per_second (text tasks), peak_rss_mib; for weight-update methods (LoRA and its CapaBoost form) the
+// wall_seconds, train_examples_per_second, train_tokens_per_second (text tasks), eval_examples_per_second,
+// eval_tokens_per_second, peak_rss_mib (of the run), adapter_bytes (its tuned state on disk); for weight-update methods (LoRA and its CapaBoost form) the
 // ranks of ΔW after the last epoch: rank, rank_min, effective_rank, params_vs_lora_r8.
 // Details: every epoch's metrics, rank and singular values per site, the splits' provenance, the backbone
 // (and the SHA-256 of the checkpoint weights it loaded), the SHA-256 of the data order (training) and of
 // the CapaBoost masks applied (masks_sha256), and the tuned state kept beside the record
-// (tuners and head at the best epoch, for `capaboost export`); with `weight_updates: NAME`, every
+// (tuners and head at the best epoch, for `capaboost export`) and its curves (runs/<key>.scalars.csv, digest
+// in details.scalars; train/training_scalars.h); with `weight_updates: NAME`, every
 // linear site's ΔW after the last epoch in a named file for the capacity measure.
 
 #include <fmt/format.h>
@@ -37,6 +39,7 @@
 #include "tasks/task_registry.h"
 #include "train/trainable_selection.h"
 #include "train/trainer.h"
+#include "train/training_scalars.h"
 #include "util/setup_error.h"
 #include "util/sha256.h"
 
@@ -164,6 +167,8 @@ MeasureResult finetune_result(const RunContext& context, const TaskSpec& task, c
   if (keep_state) {
     save_safetensors(context.tuned_state_path, result.best_state, {{"best_epoch", std::to_string(result.best_epoch)}});
   }
+  // The curves beside the record, their digest in it (sealed with it): store/run_scalars.h reads them back.
+  if (!context.scalars_path.empty()) write_scalars_csv(context.scalars_path, result.scalars);
 
   MeasureResult measured;
   measured.metrics["eval_score"] = result.eval_score;
@@ -191,7 +196,11 @@ MeasureResult finetune_result(const RunContext& context, const TaskSpec& task, c
   // Image runs have no tokens: their rate is in examples only, never a 0 tok/s.
   if (result.train_tokens_per_second > 0) measured.metrics["train_tokens_per_second"] = result.train_tokens_per_second;
   measured.metrics["train_examples_per_second"] = result.train_examples_per_second;
+  if (result.eval_tokens_per_second > 0) measured.metrics["eval_tokens_per_second"] = result.eval_tokens_per_second;
+  measured.metrics["eval_examples_per_second"] = result.eval_examples_per_second;
   measured.metrics["peak_rss_mib"] = result.peak_rss_mib;
+  // What the run stores to be used again: its tuned state (tuners and head, fp32 safetensors) on disk.
+  if (keep_state) measured.metrics["adapter_bytes"] = static_cast<double>(std::filesystem::file_size(context.tuned_state_path));
   // Ranks of the updates after the last epoch (paper Table 1 measures them "at the final epoch").
   record_rank_metrics(result.site_ranks, result.parameters.tuner_effective, measured);
   measured.details["training"] = result.to_json();
@@ -211,6 +220,11 @@ MeasureResult finetune_result(const RunContext& context, const TaskSpec& task, c
     measured.details["masks_sha256"] = masks;
   }
   measured.details["trained_parameters"] = method.trains;
+  if (!context.scalars_path.empty()) {
+    measured.details["scalars"] = {{"file", std::filesystem::path(context.scalars_path).filename().string()},
+                                   {"points", result.scalars.size()},
+                                   {"sha256", sha256_file_hex(context.scalars_path)}};
+  }
   if (keep_state) {
     int64_t entries = 0;
     for (const auto& [name, tensor] : result.best_state) entries += tensor.numel();
@@ -272,7 +286,10 @@ MetricList finetune_metrics() {
       {"wall_seconds", "wall time of training and evaluation"},
       {"train_examples_per_second", "examples per second of training"},
       {"train_tokens_per_second", "real tokens per second of training (text tasks)"},
-      {"peak_rss_mib", "peak resident memory of the process"},
+      {"eval_examples_per_second", "examples per second of evaluation (eval and test passes)"},
+      {"eval_tokens_per_second", "real tokens per second of evaluation (text tasks)"},
+      {"peak_rss_mib", "peak resident memory of the run (the process's, reset when the run starts)"},
+      {"adapter_bytes", "bytes on disk of the run's tuned state (tuners and head, fp32 safetensors)"},
   };
   for (auto& def : rank_metrics()) metrics.push_back(std::move(def));
   return metrics;

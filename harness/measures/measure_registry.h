@@ -21,6 +21,8 @@ struct RunContext {
   bool interactive = false;  ///< a terminal is attached (progress bars)
   /// Where a run that trains a model keeps its tuned state (RecordStore::tuned_state_path); empty: keep none.
   std::string tuned_state_path;
+  /// Where a training run writes its curves (RecordStore::scalars_path, train/training_scalars.h); empty: none.
+  std::string scalars_path;
   /// Where models train (runtime/device.h); the record's provenance names it. Not part of the run key:
   /// like the thread count, it changes rounding and random streams, not the experiment.
   torch::Device device = torch::kCPU;

@@ -141,6 +141,11 @@ std::string RecordStore::tuned_state_path(const std::string& key) const {
   return (fs::path(results_dir_) / "runs" / (key + ".safetensors")).string();
 }
 
+std::string RecordStore::scalars_path(const std::string& key) const {
+  check_path_name(key, "run key");
+  return (fs::path(results_dir_) / "runs" / (key + ".scalars.csv")).string();
+}
+
 std::string RecordStore::resolve_key(const std::string& prefix) const {
   if (prefix.empty()) throw std::invalid_argument("a run key (or its first characters) is needed");
   std::vector<std::string> matches;
@@ -312,7 +317,7 @@ size_t RecordStore::remove_stale_temporaries() {
   size_t removed = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(results_dir_) / "runs")) {
     const auto name = entry.path().filename().string();
-    // <key>.json.tmp.<pid>.<n> or <key>.safetensors.tmp.<pid>.<n> (util/atomic_file.h)
+    // <key>.json.tmp.<pid>.<n>, <key>.safetensors.tmp.<pid>.<n>, <key>.scalars.csv.tmp.<pid>.<n> (util/atomic_file.h)
     const auto marker = name.find(".tmp.");
     if (marker == std::string::npos) continue;
     const int pid = std::atoi(name.c_str() + marker + 5);

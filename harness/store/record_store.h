@@ -71,6 +71,9 @@ class RecordStore {
   /// runs/<key>.safetensors: what a fine-tuning run trained (checkpoint/tuned_state.h: tuners and head
   /// at its best epoch), kept beside its record for `capaboost export`.
   std::string tuned_state_path(const std::string& key) const;
+  /// runs/<key>.scalars.csv: a training run's curves (train/training_scalars.h), its digest in the record's
+  /// details.scalars (store/run_scalars.h reads it back checked).
+  std::string scalars_path(const std::string& key) const;
 
   /// The full key of the one record whose key starts with `prefix` (the 12 characters `plan` and
   /// `run` print suffice); throws when none or several match.

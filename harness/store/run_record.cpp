@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 
 namespace capaboost::harness {
@@ -27,6 +29,14 @@ std::string utc_now() {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return text;
+}
+
+double run_started_at_seconds(const RunRecord& record) {
+  std::tm parts{};
+  std::istringstream in(record.finished_at);
+  in >> std::get_time(&parts, "%Y-%m-%dT%H:%M:%SZ");
+  if (in.fail()) return 0;
+  return static_cast<double>(timegm(&parts)) - record.wall_time_s;
 }
 
 std::string to_string(RunStatus status) { return status == RunStatus::kOk ? "ok" : "failed"; }

@@ -29,6 +29,10 @@ std::string to_string(RunStatus status);
 /// Now, UTC, ISO 8601 to the second ("2026-11-26T08:00:00Z"): the time records, claims and cluster
 /// submissions carry.
 std::string utc_now();
+struct RunRecord;
+/// When the run started, in seconds since the epoch: its finished_at (utc_now's form) less its wall time;
+/// 0 when finished_at does not parse.
+double run_started_at_seconds(const RunRecord& record);
 /// Parses "ok" / "failed"; anything else is an error naming `source`.
 RunStatus parse_run_status(const std::string& text, const std::string& source);
 

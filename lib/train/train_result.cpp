@@ -33,6 +33,7 @@ nlohmann::json TrainResult::to_json() const {
                            {"seconds", epoch.seconds},
                            {"train_tokens", epoch.train_tokens},
                            {"train_examples", epoch.train_examples}});
+    if (epoch.eval_loss) epochs_json.back()["eval_loss"] = *epoch.eval_loss;
   }
   json["epochs"] = epochs_json;
   json["parameters"] = {{"backbone", parameters.backbone},
@@ -51,6 +52,8 @@ nlohmann::json TrainResult::to_json() const {
   json["wall_seconds"] = wall_seconds;
   json["train_tokens_per_second"] = train_tokens_per_second;
   json["train_examples_per_second"] = train_examples_per_second;
+  json["eval_tokens_per_second"] = eval_tokens_per_second;
+  json["eval_examples_per_second"] = eval_examples_per_second;
   json["peak_rss_mib"] = peak_rss_mib;
   if (!method_summary.empty()) json["method_summary"] = method_summary;
   return json;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "measure/numerical_rank.h"
 #include "measure/parameter_count.h"
 #include "metrics/metric_values.h"
+#include "train/training_scalars.h"
 
 namespace capaboost {
 
@@ -22,6 +24,7 @@ struct EpochMetrics {
   double train_loss = 0;      ///< mean loss over the epoch's batches
   MetricValues eval;          ///< task metrics on the eval split
   double eval_score = 0;      ///< selection score on eval (selection_score)
+  std::optional<double> eval_loss;  ///< task loss on eval (splits with labels)
   MetricValues test;          ///< task metrics on the test split
   double test_score = 0;
   double seconds = 0;         ///< training + evaluation time of the epoch
@@ -53,7 +56,12 @@ struct TrainResult {
   double wall_seconds = 0;
   double train_tokens_per_second = 0;    ///< real tokens per second of training (evaluation excluded); 0 for images
   double train_examples_per_second = 0;  ///< examples per second of training (evaluation excluded)
-  double peak_rss_mib = 0;             ///< process peak resident memory at the end
+  double eval_tokens_per_second = 0;     ///< real tokens per second of evaluation (eval and test passes); 0 for images
+  double eval_examples_per_second = 0;   ///< examples per second of evaluation
+  double peak_rss_mib = 0;             ///< peak resident memory of the run (runtime/process_memory.h)
+  /// The curves: per step and per scored epoch (train/training_scalars.h); written beside the record,
+  /// not into it.
+  std::vector<ScalarPoint> scalars;
   nlohmann::json method_summary = nlohmann::json::object();  ///< the method's training hooks' summary
   /// Tuners and head at the best epoch (checkpoint/tuned_state.h); empty unless TrainerOptions::keep_best_state.
   std::map<std::string, torch::Tensor> best_state;

@@ -36,6 +36,24 @@ std::vector<torch::Tensor> trainable_parameters(torch::nn::Module& model) {
   return parameters;
 }
 
+// The L2 norm of the gradients of `parameters` (those that have one), as clip_grad_norm_ computes it
+// before clipping: for runs without clipping, whose curves still show it.
+double gradient_norm(const std::vector<torch::Tensor>& parameters) {
+  std::vector<torch::Tensor> norms;
+  for (const auto& parameter : parameters) {
+    if (parameter.grad().defined()) norms.push_back(parameter.grad().norm());
+  }
+  return norms.empty() ? 0.0 : torch::stack(norms).norm().item<double>();
+}
+
+// Appends a scored split's metrics, score and loss under `prefix` (eval/…, test/…) at `step`.
+void add_split_scalars(std::vector<ScalarPoint>& scalars, int64_t step, double seconds, const std::string& prefix,
+                       const Score& score) {
+  for (const auto& [name, value] : score.metrics) scalars.push_back({step, prefix + "/" + name, value, seconds});
+  scalars.push_back({step, prefix + "/score", score.selection, seconds});
+  if (score.loss) scalars.push_back({step, prefix + "/loss", *score.loss, seconds});
+}
+
 // Restores the module's training flag when evaluation ends, whatever happens inside.
 class EvalModeGuard {
  public:
@@ -88,19 +106,35 @@ Score evaluate_model(TaskModelImpl& model, const TrainingSplit& split, int64_t b
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
     return lengths[static_cast<size_t>(a)] < lengths[static_cast<size_t>(b)];
   });
+  const auto start = Clock::now();
   auto scorer = split.scorer();
   const torch::Device device = runtime::module_device(model);
+  double loss_sum = 0;
+  bool every_batch_labelled = true;
+  int64_t tokens = 0, examples = 0;
   for (const auto& indices : make_batches(order, batch_size)) {
     const Batch batch = split.collate(indices, BatchPadding::kLongest);
+    const Batch on_model = on_device(batch, device);
     torch::Tensor outputs;
     {
       const runtime::PrecisionScope scope(precision, device.type());
-      outputs = model.forward_batch(on_device(batch, device));
+      outputs = model.forward_batch(on_model).to(torch::kFloat);
     }
+    // The loss of splits whose batches carry labels (classification, regression, images); question
+    // answering's eval features carry none. batch_loss is a mean over the batch: weighted back by size.
+    every_batch_labelled = every_batch_labelled && batch.labels.defined();
+    if (every_batch_labelled) loss_sum += model.batch_loss(outputs, on_model).item<double>() * batch.examples;
+    tokens += batch.tokens;
+    examples += batch.examples;
     // Scorers read fp32 on the CPU, whatever device and precision the products ran in.
-    scorer->add(outputs.to(torch::kCPU, torch::kFloat), batch);
+    scorer->add(outputs.to(torch::kCPU), batch);
   }
-  return scorer->finish();
+  Score score = scorer->finish();
+  if (every_batch_labelled && examples > 0) score.loss = loss_sum / static_cast<double>(examples);
+  score.tokens = tokens;
+  score.examples = examples;
+  score.seconds = seconds_since(start);
+  return score;
 }
 
 TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const TrainerOptions& options,
@@ -139,8 +173,13 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
                          .unit(counts_tokens ? "tok" : "ex")
                          .interactive(options.interactive()));
   }
-  double training_seconds = 0;
-  int64_t training_tokens = 0, training_examples = 0;
+  double training_seconds = 0, evaluation_seconds = 0;
+  int64_t training_tokens = 0, training_examples = 0, evaluation_tokens = 0, evaluation_examples = 0;
+  reset_peak_rss();
+  // The curves (train/training_scalars.h): `tag` at the step just taken.
+  const auto log_scalar = [&](const std::string& tag, double value) {
+    result.scalars.push_back({result.steps, tag, value, seconds_since(start)});
+  };
   const torch::Device device = runtime::module_device(model);
   StepProfiler profiler(options.label());
   Sha256 data_order;
@@ -167,6 +206,7 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
       }
       // The logged loss is the task's, comparable across methods; a method's regulariser trains too.
       const double loss_value = loss.item<double>();
+      const double step_lr = schedule.lr(result.steps);
       const double regularizer_value = regularizer.defined() ? regularizer.item<double>() : 0.0;
       if (regularizer.defined()) loss = loss + regularizer;
       if (!std::isfinite(loss_value) || !std::isfinite(regularizer_value)) {
@@ -178,9 +218,13 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
         break;
       }
       loss.backward();
-      if (options.grad_clip() > 0) torch::nn::utils::clip_grad_norm_(clipped, options.grad_clip());
+      const double grad_norm = options.grad_clip() > 0 ? torch::nn::utils::clip_grad_norm_(clipped, options.grad_clip())
+                                                       : gradient_norm(clipped);
       optimizer->step();
       ++result.steps;
+      log_scalar("train/loss", loss_value);
+      log_scalar("train/lr", step_lr);
+      log_scalar("train/grad_norm", grad_norm);
       if (hooks) hooks->after_step(result.steps, steps_per_epoch * options.epochs());
       ++batches;
       loss_sum += loss_value;
@@ -191,11 +235,17 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
                           {{"epoch", static_cast<double>(epoch + 1)}, {"loss", loss_sum / batches}});
       }
     }
-    training_seconds += seconds_since(epoch_start);
+    const double epoch_training_seconds = seconds_since(epoch_start);
+    training_seconds += epoch_training_seconds;
     training_tokens += metrics.train_tokens;
     training_examples += metrics.train_examples;
     if (!result.ok()) break;
     metrics.train_loss = loss_sum / static_cast<double>(batches);
+    log_scalar("train/epoch_loss", metrics.train_loss);
+    if (epoch_training_seconds > 0) {
+      log_scalar(counts_tokens ? "train/tokens_per_second" : "train/examples_per_second",
+                 static_cast<double>(counts_tokens ? metrics.train_tokens : metrics.train_examples) / epoch_training_seconds);
+    }
     // Without model selection only the last epoch is reported: scoring the (test) eval split after every
     // epoch would only draw a curve, at the cost of a full test pass per epoch.
     if (data.report_last_epoch && epoch + 1 < options.epochs()) {
@@ -205,8 +255,17 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
     }
     const Score eval = evaluate_model(model, *data.eval, options.eval_batch_size(), options.precision());
     const Score test = data.eval_is_test ? eval : evaluate_model(model, *data.test, options.eval_batch_size(), options.precision());
+    for (const Score* pass : data.eval_is_test ? std::vector<const Score*>{&eval} : std::vector<const Score*>{&eval, &test}) {
+      evaluation_seconds += pass->seconds;
+      evaluation_tokens += pass->tokens;
+      evaluation_examples += pass->examples;
+    }
+    add_split_scalars(result.scalars, result.steps, seconds_since(start), "eval", eval);
+    if (eval.seconds > 0 && counts_tokens) log_scalar("eval/tokens_per_second", static_cast<double>(eval.tokens) / eval.seconds);
+    if (!data.eval_is_test) add_split_scalars(result.scalars, result.steps, seconds_since(start), "test", test);
     metrics.eval = eval.metrics;
     metrics.eval_score = eval.selection;
+    metrics.eval_loss = eval.loss;
     metrics.test = test.metrics;
     metrics.test_score = test.selection;
     metrics.seconds = seconds_since(epoch_start);
@@ -229,6 +288,8 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
   result.wall_seconds = seconds_since(start);
   result.train_tokens_per_second = training_seconds > 0 ? training_tokens / training_seconds : 0.0;
   result.train_examples_per_second = training_seconds > 0 ? training_examples / training_seconds : 0.0;
+  result.eval_tokens_per_second = evaluation_seconds > 0 && counts_tokens ? evaluation_tokens / evaluation_seconds : 0.0;
+  result.eval_examples_per_second = evaluation_seconds > 0 ? evaluation_examples / evaluation_seconds : 0.0;
   result.peak_rss_mib = peak_rss_mib();
   return result;
 }

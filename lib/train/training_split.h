@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "data/batch.h"
@@ -14,10 +15,15 @@
 
 namespace capaboost {
 
-/// A split's metrics and the model-selection score computed from them.
+/// A split's metrics and the model-selection score computed from them; evaluate_model (train/trainer.h)
+/// adds what the pass cost and, for splits with labels, the loss.
 struct Score {
   MetricValues metrics;
   double selection = 0;  ///< higher is better; the best epoch on eval is chosen by it
+  std::optional<double> loss;  ///< the task loss, mean over examples; unset when the batches carry no labels (SQuAD)
+  int64_t tokens = 0;          ///< real (unpadded) tokens scored; 0 for images
+  int64_t examples = 0;        ///< examples scored
+  double seconds = 0;          ///< wall time of the pass
 };
 
 /// Accumulates a model's outputs batch by batch and scores them at the end.

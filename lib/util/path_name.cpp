@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace capaboost {
@@ -44,6 +45,24 @@ std::optional<std::string> path_name_problem(std::string_view name) {
   }
   if (!is_alnum(static_cast<unsigned char>(name.front()))) return fmt::format("starts with '{}'", name.front());
   return std::nullopt;
+}
+
+std::string path_name_slug(std::string_view text, size_t max_length) {
+  std::string slug;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (is_allowed(byte) && !(c == '.' && !slug.empty() && slug.back() == '.')) {
+      slug.push_back(c);
+    } else if (!is_allowed(byte) && !slug.empty() && slug.back() != '_') {
+      slug.push_back('_');
+    }
+  }
+  const size_t limit = std::min(max_length, kMaxPathNameLength);
+  if (slug.size() > limit) slug.resize(limit);
+  // Leading characters other than a letter or digit, and trailing separators, go.
+  while (!slug.empty() && !is_alnum(static_cast<unsigned char>(slug.front()))) slug.erase(slug.begin());
+  while (!slug.empty() && (slug.back() == '_' || slug.back() == '.' || slug.back() == '-')) slug.pop_back();
+  return slug.empty() ? "x" : slug;
 }
 
 void check_path_name(std::string_view name, std::string_view what) {

@@ -27,6 +27,12 @@ std::optional<std::string> path_name_problem(std::string_view name);
 /// `name` breaks the rule. The name is shown with control characters escaped.
 void check_path_name(std::string_view name, std::string_view what);
 
+/// `text` made into a name that satisfies the rule, for folders named after free text (a row label such as
+/// "CapaBoost-LoRA (d=2)" becomes "CapaBoost-LoRA_d=2"): every run of other characters becomes one '_',
+/// leading and trailing ones go, '..' becomes '.', and the result is cut to `max_length` (at most
+/// kMaxPathNameLength); text with nothing left gives "x".
+std::string path_name_slug(std::string_view text, size_t max_length = 64);
+
 /// `name` with control and non-ASCII bytes as \xNN, for error messages.
 std::string printable_name(std::string_view name);
 
