@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "metrics/glue_metrics.h"
 #include "peft/method_registry.h"
 #include "train/tokenized_dataset.h"
 #include "train/trainable_selection.h"
@@ -147,6 +148,20 @@ TEST_CASE("evaluation batches the examples by length, with the metrics of one ex
   // 0.04247) while every output agreed to 1e-5, so the bound is 1e-3; an output placed at another
   // example's index fails the per-output check above.
   CHECK(alone.metrics.at("spearmanr") == Approx(batched.metrics.at("spearmanr")).margin(1e-3));
+  // The loss, STS-B's mean squared error, as computed by hand from every output and label, in either order;
+  // and what the pass covered.
+  const std::vector<double> labels = score_labels(examples);
+  double squared = 0;
+  int64_t tokens = 0;
+  for (const auto& [index, value] : split.predictions) {
+    squared += std::pow(value - labels.at(static_cast<size_t>(index)), 2);
+    tokens += split.length(index);
+  }
+  REQUIRE(batched.loss.has_value());
+  CHECK(*batched.loss == Approx(squared / static_cast<double>(examples.size())).epsilon(1e-4));
+  CHECK(*alone.loss == Approx(*batched.loss).epsilon(1e-4));
+  CHECK(batched.examples == static_cast<int64_t>(examples.size()));
+  CHECK(batched.tokens == tokens);
 }
 
 TEST_CASE("fine-tuning on CoLA makes the training loss fall", "[train][trainer]") {
@@ -167,6 +182,45 @@ TEST_CASE("fine-tuning on CoLA makes the training loss fall", "[train][trainer]"
   CHECK(result.train_tokens_per_second > 0);
   CHECK(result.train_examples_per_second > 0);
   CHECK(result.epochs.front().train_examples == 256);
+}
+
+TEST_CASE("the curves: loss, rate and gradient norm every step, the metrics and eval loss every epoch",
+          "[train][trainer][scalars]") {
+  REQUIRE_MIRROR_AND_TOKENIZER("CoLA");
+  const auto options = TrainerOptions().lr(2e-3).epochs(2).batch_size(16).warmup_ratio(0.25).progress(false);
+  const auto clipped = train_tiny("CoLA", 64, TrainerOptions(options).grad_clip(1.0));
+  const auto unclipped = train_tiny("CoLA", 64, TrainerOptions(options).grad_clip(0));
+  REQUIRE(clipped.ok());
+  std::map<std::string, std::vector<ScalarPoint>> series;
+  for (const auto& point : clipped.scalars) series[point.tag].push_back(point);
+  const LinearWarmupDecay schedule(LinearWarmupDecayOptions(clipped.steps).peak_lr(2e-3).warmup_ratio(0.25));
+  REQUIRE(series["train/loss"].size() == static_cast<size_t>(clipped.steps));
+  REQUIRE(series["train/lr"].size() == static_cast<size_t>(clipped.steps));
+  for (int64_t step = 1; step <= clipped.steps; ++step) {
+    CHECK(series["train/loss"][static_cast<size_t>(step - 1)].step == step);
+    CHECK(series["train/lr"][static_cast<size_t>(step - 1)].value == Approx(schedule.lr(step - 1)));
+    CHECK(series["train/grad_norm"][static_cast<size_t>(step - 1)].value > 0);
+  }
+  // Per epoch: the mean of its steps' losses is the epoch's loss; the eval points are the epoch's metrics.
+  const int64_t per_epoch = clipped.steps / 2;
+  for (size_t epoch = 0; epoch < 2; ++epoch) {
+    double sum = 0;
+    for (int64_t i = 0; i < per_epoch; ++i) sum += series["train/loss"][epoch * per_epoch + i].value;
+    CHECK(sum / per_epoch == Approx(clipped.epochs[epoch].train_loss));
+    CHECK(series["train/epoch_loss"][epoch].value == Approx(clipped.epochs[epoch].train_loss));
+    CHECK(series["eval/loss"][epoch].step == static_cast<int64_t>(epoch + 1) * per_epoch);
+    REQUIRE(clipped.epochs[epoch].eval_loss.has_value());
+    CHECK(series["eval/loss"][epoch].value == Approx(*clipped.epochs[epoch].eval_loss));
+    CHECK(series["eval/matthews_correlation"][epoch].value == clipped.epochs[epoch].eval.at("matthews_correlation"));
+    CHECK(series["test/score"][epoch].value == clipped.epochs[epoch].test_score);
+  }
+  // The norm before clipping: at the first step both runs are in one state, so clipping's norm
+  // (clip_grad_norm_) and the unclipped run's own must agree.
+  CHECK(unclipped.scalars.at(2).tag == "train/grad_norm");
+  CHECK(unclipped.scalars.at(2).value == Approx(series["train/grad_norm"][0].value).epsilon(1e-6));
+  for (size_t i = 1; i < clipped.scalars.size(); ++i) CHECK(clipped.scalars[i].seconds >= clipped.scalars[i - 1].seconds);
+  CHECK(clipped.eval_tokens_per_second > 0);
+  CHECK(clipped.peak_rss_mib > 0);
 }
 
 TEST_CASE("the same seed gives identical metrics twice", "[train][trainer]") {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 using namespace capaboost;
 
@@ -41,4 +42,18 @@ TEST_CASE("path names: the error names what, the name (escaped) and the rule", "
                     Catch::Contains("spec name '../../../escaped' cannot be a file name: it contains '..'") &&
                         Catch::Contains("starting with a letter or digit"));
   CHECK_THROWS_WITH(check_path_name("x\ny", "profile"), Catch::Contains("profile 'x\\x0ay'"));
+}
+
+TEST_CASE("path name slugs: free text becomes a name the rule accepts", "[util][path_name]") {
+  CHECK(path_name_slug("CapaBoost-LoRA (d=2)") == "CapaBoost-LoRA_d=2");
+  CHECK(path_name_slug("LoRA r=8") == "LoRA_r=8");
+  CHECK(path_name_slug("../../etc/passwd") == "etc_passwd");
+  CHECK(path_name_slug("a..b") == "a.b");
+  CHECK(path_name_slug("") == "x");
+  CHECK(path_name_slug("Ünïcode ☃") == "n_code");
+  CHECK(path_name_slug(std::string(300, 'a')).size() == 64);
+  for (const std::string& text : std::vector<std::string>{"(x)", "-lead", "tail.", std::string("ctl\x01\n"), std::string(500, '.'), "._-=", "a/b\\c"}) {
+    INFO(text);
+    CHECK_FALSE(path_name_problem(path_name_slug(text)));
+  }
 }
