@@ -97,7 +97,9 @@ std::string add_average_column(TableDocument& document) {
   document.cells.columns.push_back(title);
   if (every_column) return title;
   // The paper's rows over the same columns, from its own numbers (no spread: the paper gives none for it).
-  for (auto& [row, values] : paper.rows) {
+  for (auto& entry : paper.rows) {
+    // A named reference, not the structured binding: C++17 lambdas cannot capture bindings (clang refuses).
+    auto& values = entry.second;
     double sum = 0;
     const bool complete = std::all_of(measured.begin(), measured.end(), [&](const std::string& column) {
       const auto value = values.find(column);

@@ -190,26 +190,36 @@ std::vector<std::string> write_figure(const FigureLayout& layout, const std::vec
   if (plot.empty()) return written;
   write_text(fs::path(out_dir) / (name + ".dat"), data);
 
-  std::string script = read_template(fs::path(plots_dir) / (layout.template_name + ".gp"));
-  replace_all(script, "@TITLE@", title);
-  replace_all(script, "@XLABEL@", layout.xlabel);
-  replace_all(script, "@YLABEL@", layout.ylabel);
-  replace_all(script, "@LOGX@", layout.log_base_x ? fmt::format("set logscale x {}", layout.log_base_x) : "unset logscale x");
   // Beyond six series a key inside the frame hides data: it moves to the right of the plot.
   const bool key_outside = drawn > 6;
-  replace_all(script, "@KEY@", key_outside ? "set key outside right top" : "set key left top");
-  replace_all(script, "@PLOT@", plot);
+  const GnuplotPicture picture{
+      layout.template_name,
+      {{"@TITLE@", title},
+       {"@XLABEL@", layout.xlabel},
+       {"@YLABEL@", layout.ylabel},
+       {"@LOGX@", layout.log_base_x ? fmt::format("set logscale x {}", layout.log_base_x) : "unset logscale x"},
+       {"@KEY@", key_outside ? "set key outside right top" : "set key left top"},
+       {"@PLOT@", plot}},
+      key_outside ? "5.5in,3in" : "4in,3in",
+      key_outside ? "1100,600" : "800,600"};
+  for (auto& file : render_gnuplot(picture, name, plots_dir, out_dir)) written.push_back(std::move(file));
+  return written;
+}
+
+std::vector<std::string> render_gnuplot(const GnuplotPicture& picture, const std::string& name,
+                                        const std::string& plots_dir, const std::string& out_dir) {
+  std::string script = read_template(fs::path(plots_dir) / (picture.template_name + ".gp"));
+  for (const auto& [placeholder, text] : picture.fills) replace_all(script, placeholder, text);
   const fs::path script_path = fs::path(out_dir) / (name + ".gp");
   write_text(script_path, script);
-  written.push_back(script_path.string());
+  std::vector<std::string> written = {script_path.string()};
   if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    fmt::print(stderr, "capaboost: gnuplot is not installed (make deps installs gnuplot-nox); wrote {} only\n",
-               csv_path.string());
+    fmt::print(stderr, "capaboost: gnuplot is not installed (make deps installs gnuplot-nox); {} not rendered\n",
+               script_path.string());
     return written;
   }
-  for (const auto& [terminal, extension] :
-       {std::pair<std::string, std::string>{key_outside ? "pdfcairo size 5.5in,3in" : "pdfcairo size 4in,3in", "pdf"},
-        {key_outside ? "pngcairo size 1100,600" : "pngcairo size 800,600", "png"}}) {
+  for (const auto& [terminal, extension] : {std::pair<std::string, std::string>{"pdfcairo size " + picture.pdf_size, "pdf"},
+                                            {"pngcairo size " + picture.png_size, "png"}}) {
     const fs::path output = fs::path(out_dir) / (name + "." + extension);
     const std::string command =
         fmt::format("cd {} && gnuplot -e \"set terminal {}; set output '{}'\" {}", shell_quote(out_dir), terminal,

@@ -5,6 +5,7 @@
 #include "spec/spec.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace capaboost::harness {
@@ -49,6 +50,20 @@ std::string gnuplot_literal(const std::string& text);
 /// `text` broken at spaces into lines of at most `width` bytes (a longer word gets a line of its own):
 /// a figure's caption line in gnuplot is not wrapped, and past the picture's edges it is cut.
 std::vector<std::string> wrap_words(const std::string& text, size_t width);
+
+/// A picture gnuplot renders from a template of plots/: its placeholders' texts and the two sizes.
+struct GnuplotPicture {
+  std::string template_name;  ///< plots/<template_name>.gp
+  std::vector<std::pair<std::string, std::string>> fills;  ///< placeholder ("@TITLE@") → text, in order
+  std::string pdf_size = "4in,3in";
+  std::string png_size = "800,600";
+};
+
+/// Writes <out_dir>/<name>.gp from the template with its placeholders filled and, when gnuplot is
+/// installed, renders <name>.pdf and <name>.png (the script reads its data files from out_dir). Returns
+/// the files written.
+std::vector<std::string> render_gnuplot(const GnuplotPicture& picture, const std::string& name,
+                                        const std::string& plots_dir, const std::string& out_dir);
 
 /// Writes <out_dir>/<layout.file>.csv (series,x,mean,std,n) and, when gnuplot is installed, .pdf and
 /// .png from plots/<template>.gp (placeholders @TITLE@ @XLABEL@ @YLABEL@ @LOGX@ @KEY@ @PLOT@; beyond six series the key moves outside and the picture widens). Returns the

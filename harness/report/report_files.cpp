@@ -4,6 +4,7 @@
 #include "report/aggregate.h"
 #include "report/average_column.h"
 #include "report/comparison_writer.h"
+#include "report/curves_figure.h"
 #include "report/figure_writer.h"
 #include "report/learning_check.h"
 #include "report/regime.h"
@@ -204,6 +205,11 @@ int write_report(const Spec& spec, const std::vector<RunConfig>& runs, const Rec
         fmt::format("{}{}\\n{{/*0.8 profile {}: mean ± std over {}}}{}", gnuplot_literal(spec_title),
                     small_lines(part), profile, seed_phrase(cells), small_lines(caption));
     for (const auto& file : write_figure(layout, series, figure_title, plots_dir, out)) {
+      if (!quiet) fmt::print("wrote {}\n", file);
+    }
+  }
+  if (spec.table) {
+    for (const auto& file : write_curves_figures({*spec.table, runs, store, profile, plots_dir, out, title})) {
       if (!quiet) fmt::print("wrote {}\n", file);
     }
   }

@@ -4,8 +4,9 @@
 # the machine that ran them; a session on a new machine finds none).
 #
 #   records_archive.sh pack FOLDER RESULTS     FOLDER/records.tar.xz from RESULTS/runs/: the JSON record of
-#                                              every key in FOLDER/run_keys.txt that has one (tuned weights
-#                                              stay out: up to 90 MB a run; so do the sites' singular values)
+#                                              every key in FOLDER/run_keys.txt that has one, and its curves
+#                                              (<key>.scalars.csv) when it kept them (tuned weights stay out:
+#                                              up to 90 MB a run; so do the sites' singular values)
 #   records_archive.sh restore RESULTS FOLDER…  every FOLDER/records.tar.xz into RESULTS/runs/, never over a
 #                                              record already there; then `capaboost reindex` is needed
 #
@@ -23,7 +24,7 @@ pack() {
   local keys="$folder/run_keys.txt" runs="$results/runs"
   [[ -f $keys ]] || { echo "records_archive: $keys is missing; curate the folder first (make curate-…)" >&2; exit 1; }
   [[ -d $runs ]] || { echo "records_archive: $runs is missing; --results/RESULTS must name the folder the runs were recorded in" >&2; exit 1; }
-  local names=() key matches
+  local names=() curves=() key matches
   while read -r key _; do
     [[ $key =~ ^[0-9a-f]{12}$ ]] || continue
     shopt -s nullglob
@@ -32,6 +33,8 @@ pack() {
     # A key prefix of 12 hex digits names one record; two would be a collision worth hearing about.
     ((${#matches[@]} <= 1)) || { echo "records_archive: ${#matches[@]} records in $runs start with $key" >&2; exit 1; }
     ((${#matches[@]} == 1)) && names+=("$(basename "${matches[0]}")")
+    # The curves go byte for byte: their digest is in the record.
+    ((${#matches[@]} == 1)) && [[ -f ${matches[0]%.json}.scalars.csv ]] && curves+=("$(basename "${matches[0]%.json}").scalars.csv")
   done < "$keys"
   if ((${#names[@]} == 0)); then
     rm -f "$folder/records.tar.xz"
@@ -62,14 +65,15 @@ else:
         out.write("\n")
 PY
   done
+  for name in "${curves[@]}"; do cp "$runs/$name" "$staging/$name"; done
   tmp=$(mktemp "$folder/records.tar.xz.tmp.XXXXXX")
-  printf '%s\n' "${names[@]}" | sort |
+  printf '%s\n' "${names[@]}" "${curves[@]}" | sort |
     tar -C "$staging" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - --files-from=- |
     xz -9 -T1 > "$tmp"
   rm -rf "$staging"
   chmod 644 "$tmp"  # mktemp's 0600 is for a scratch file, not a committed one
   mv "$tmp" "$folder/records.tar.xz"
-  echo "records_archive: $folder/records.tar.xz holds ${#names[@]} records of $(grep -cE '^[0-9a-f]{12}' "$keys") planned runs"
+  echo "records_archive: $folder/records.tar.xz holds ${#names[@]} records (${#curves[@]} with curves) of $(grep -cE '^[0-9a-f]{12}' "$keys") planned runs"
 }
 
 restore() {

@@ -1,6 +1,7 @@
 #include "store/store_check.h"
 
 #include "store/record_digest.h"
+#include "store/run_scalars.h"
 #include "util/atomic_file.h"
 #include "util/path_name.h"
 #include "util/sha256.h"
@@ -53,11 +54,39 @@ StoreFinding finding(std::string path, std::string problem, std::string rerun = 
   return found;
 }
 
+const std::string kScalarsSuffix = ".scalars.csv";
+
+// A run's curves (store/run_scalars.h) against the digest its record names; an orphan is a finding.
+void check_scalars_file(const RecordStore& store, const RunClaims& claims, StoreCheck& check,
+                        const std::map<std::string, RunRecord>& usable, const std::string& name, const std::string& key);
+
 bool live_here(long pid) { return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) == 0; }
 
 // Whether a live process holds `key`'s claim: its run is being written now.
 bool in_progress(const RunClaims& claims, const std::string& key) {
   return claims.holder(key).has_value() && !claims.is_stale(claims.claim_path(key));
+}
+
+void check_scalars_file(const RecordStore& store, const RunClaims& claims, StoreCheck& check,
+                        const std::map<std::string, RunRecord>& usable, const std::string& name, const std::string& key) {
+  ++check.scalars_files;
+  const auto record = usable.find(key);
+  if (record == usable.end() || !has_run_scalars(record->second)) {
+    if (record == usable.end() && !path_name_problem(key) && in_progress(claims, key)) return;
+    check.findings.push_back(finding("runs/" + name, "a scalars file no usable record names (an orphan)", ""));
+    return;
+  }
+  const std::string expected = record->second.details["scalars"]["sha256"].get<std::string>();
+  const std::string actual = sha256_file_hex(store.scalars_path(key));
+  if (actual != expected) {
+    check.findings.push_back(finding("runs/" + name,
+                                     fmt::format("its SHA-256 {} is not the {} its record names: the curves changed "
+                                                 "after the run",
+                                                 actual.substr(0, 12), expected.substr(0, 12)),
+                                     fmt::format("its record's numbers stand; to draw its curves again, move runs/{}.json "
+                                                 "aside too, then {}",
+                                                 key, rerun_hint(store.record_path(key), key))));
+  }
 }
 
 void check_records(const RecordStore& store, const RunClaims& claims, StoreCheck& check,
@@ -80,6 +109,10 @@ void check_records(const RecordStore& store, const RunClaims& claims, StoreCheck
       if (!live_here(writer)) {
         check.findings.push_back(finding("runs/" + name, "a temporary file whose writer is gone (a killed process)", ""));
       }
+      continue;
+    }
+    if (name.size() > kScalarsSuffix.size() && name.compare(name.size() - kScalarsSuffix.size(), std::string::npos, kScalarsSuffix) == 0) {
+      check_scalars_file(store, claims, check, usable, name, name.substr(0, name.size() - kScalarsSuffix.size()));
       continue;
     }
     if (entry.path().extension() != ".safetensors") continue;

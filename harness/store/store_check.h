@@ -1,8 +1,9 @@
 #pragma once
 // `capaboost fsck`: the results folder checked against itself — each record against its seal
-// (store/record_digest.h) and its file name, each tuned state against the digest its record names, the
-// SQLite index against the records, claims and temporary files against their live holders — and,
-// with --repair, everything that fails moved to quarantine/<UTC time>/ under the same relative path.
+// (store/record_digest.h) and its file name, each tuned state and scalars file (a run's curves) against
+// the digest its record names, the SQLite index against the records, claims and temporary files against
+// their live holders — and, with --repair, everything that fails moved to quarantine/<UTC time>/ under the
+// same relative path.
 // Nothing is ever deleted: a quarantined record can be looked at, or moved back by hand.
 //
 //   StoreCheck check = check_store(store, claims);
@@ -32,6 +33,7 @@ struct StoreCheck {
   size_t sealed = 0;         ///< usable records whose digest holds
   size_t unsealed = 0;       ///< usable records written before seals (schema ≤ 2): nothing to check against
   size_t tuned_states = 0;   ///< runs/*.safetensors found
+  size_t scalars_files = 0;  ///< runs/*.scalars.csv found (store/run_scalars.h)
   size_t index_rows = 0;     ///< rows of the index (0 when there is none)
   bool index_stale = false;  ///< the index disagrees with the records (or is missing or unreadable)
   std::vector<StoreFinding> findings;

@@ -3,6 +3,7 @@
 #include "report/aggregate.h"
 #include "report/paired_comparison.h"
 #include "store/record_store.h"
+#include "train/training_scalars.h"
 #include "support/read_text.h"
 #include "support/reaped_pid.h"
 #include "support/temp_dir.h"
@@ -155,4 +156,29 @@ TEST_CASE("fsck finds edited, truncated, orphaned and stale files, quarantines t
   REQUIRE(result.differences[0].absent.size() == 2);
   CHECK_THAT(result.differences[0].absent[0], Contains("A seed 42 (run aaaaaaaaaaaa): quarantined by fsck"));
   CHECK_THAT(result.differences[0].absent[1], Contains("B seed 43 (run dddddddddddd): quarantined by fsck"));
+}
+
+TEST_CASE("fsck checks a run's curves against its record and quarantines edited or orphaned ones",
+          "[harness][store][fsck][scalars]") {
+  TempDir dir;
+  RecordStore store(dir.file("results"));
+  RunClaims claims(dir.file("results"));
+  RunRecord record = record_of('a', 42, 70.0);
+  capaboost::write_scalars_csv(store.scalars_path(record.key), {{1, "train/loss", 0.5, 0.1}});
+  record.details["scalars"] = {{"file", record.key + ".scalars.csv"}, {"points", 1},
+                               {"sha256", capaboost::sha256_file_hex(store.scalars_path(record.key))}};
+  store.write(record);
+  store.add_to_index({record});
+  CHECK(check_store(store, claims).clean());
+  CHECK(check_store(store, claims).scalars_files == 1);
+
+  std::ofstream(store.scalars_path(record.key), std::ios::app) << "2,0.2,train/loss,0.4\n";
+  capaboost::write_scalars_csv(store.scalars_path(key_of('c')), {{1, "train/loss", 0.5, 0.1}});
+  StoreCheck check = check_store(store, claims);
+  CHECK(found(check, "runs/" + key_of('a') + ".scalars.csv", "is not the"));
+  CHECK(found(check, "runs/" + key_of('c') + ".scalars.csv", "an orphan"));
+  quarantine(store, check);
+  CHECK_FALSE(fs::exists(store.scalars_path(key_of('a'))));
+  CHECK(store.read(key_of('a')).has_value());  // the numbers stand; only the curves moved
+  CHECK(check_store(store, claims).clean());
 }
