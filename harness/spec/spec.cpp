@@ -3,6 +3,7 @@
 #include "measures/measure_registry.h"
 #include "measures/parameter_catalogue.h"
 #include "spec/parameter_yaml.h"
+#include "tokenizers/utf8.h"
 #include "util/closest_match.h"
 #include "util/path_name.h"
 
@@ -13,6 +14,8 @@
 #include <algorithm>
 #include <regex>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -225,8 +228,25 @@ std::optional<YAML::Node> load_yaml(const std::string& path, std::vector<Diagnos
     diagnostics.push_back({path, 0, 0, "no such file"});
     return std::nullopt;
   }
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) {
+    diagnostics.push_back({path, 0, 0, "cannot be read"});
+    return std::nullopt;
+  }
+  // YAML is Unicode text; yaml-cpp passes other bytes through, and every name and value would carry them
+  // into run keys and reports (the spec fuzzer found a 0xFF in a profile's zip ending the program).
+  if (const auto bad = first_ill_formed_utf8(text)) {
+    const size_t line_start = text.rfind('\n', *bad == 0 ? 0 : *bad - 1);
+    const size_t line = static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*bad), '\n')) + 1;
+    const size_t column = line_start == std::string::npos || *bad == 0 ? *bad + 1 : *bad - line_start;
+    diagnostics.push_back({path, static_cast<int>(line), static_cast<int>(column),
+                           fmt::format("not UTF-8 text (byte 0x{:02X}); save the spec as UTF-8",
+                                       static_cast<unsigned char>(text[*bad]))});
+    return std::nullopt;
+  }
   try {
-    return YAML::LoadFile(path);
+    return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     diagnostics.push_back({path, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg});
     return std::nullopt;

@@ -45,7 +45,7 @@ std::ptrdiff_t sequence_at(std::string_view bytes, std::size_t pos) {
 
 }  // namespace
 
-void check_utf8(std::string_view text, const char* what) {
+std::optional<std::size_t> first_ill_formed_utf8(std::string_view text) {
   std::size_t pos = 0;
   while (pos < text.size()) {
     if (static_cast<unsigned char>(text[pos]) < 0x80) {
@@ -53,11 +53,17 @@ void check_utf8(std::string_view text, const char* what) {
       continue;
     }
     const std::ptrdiff_t n = sequence_at(text, pos);
-    TORCH_CHECK(n > 0, what, " is not valid UTF-8: ill-formed byte sequence at byte offset ", pos,
-                fmt::format(" (byte 0x{:02X})", static_cast<unsigned char>(text[pos])),
-                "; convert the text to UTF-8 before tokenizing");
+    if (n <= 0) return pos;
     pos += static_cast<std::size_t>(n);
   }
+  return std::nullopt;
+}
+
+void check_utf8(std::string_view text, const char* what) {
+  const std::optional<std::size_t> pos = first_ill_formed_utf8(text);
+  TORCH_CHECK(!pos, what, " is not valid UTF-8: ill-formed byte sequence at byte offset ", pos.value_or(0),
+              fmt::format(" (byte 0x{:02X})", pos ? static_cast<unsigned char>(text[*pos]) : 0),
+              "; convert the text to UTF-8 before tokenizing");
 }
 
 Utf8CodePoint decode_utf8_at(std::string_view text, std::size_t pos) {

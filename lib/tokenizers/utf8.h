@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,10 @@ struct Utf8CodePoint {
   char32_t cp;
   std::size_t length;
 };
+
+/// The byte offset of the first ill-formed sequence of `text` (an overlong, a surrogate, a code point
+/// above U+10FFFF, a stray or missing continuation byte), or nullopt when it is well-formed UTF-8.
+std::optional<std::size_t> first_ill_formed_utf8(std::string_view text);
 
 /// TORCH_CHECK-fails unless `text` is well-formed UTF-8 (no overlongs, surrogates or code points
 /// above U+10FFFF); the message names `what` (e.g. "tokenizer input") and the offending byte offset.
