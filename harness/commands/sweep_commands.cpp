@@ -138,7 +138,14 @@ Command run_command(CLI::App& app) {
               if (const char* job = std::getenv("SLURM_JOB_ID")) opts.scheduler_task = job;
             }
             opts.self_exe = std::filesystem::read_symlink("/proc/self/exe").string();
-            if (*backend == "slurm") return submit_sweep_to_slurm(sweep, *options, opts, *slurm, *device);
+            if (*backend == "slurm") {
+              if (!opts.tensorboard_dir.empty()) {
+                throw std::invalid_argument("--tensorboard writes each run's event file where it finishes, which a SLURM "
+                                            "array task does on its node; after the array, `capaboost tensorboard " +
+                                            options->spec_path + " --profile " + options->profile + " DIR` writes them all");
+              }
+              return submit_sweep_to_slurm(sweep, *options, opts, *slurm, *device);
+            }
             opts.worker_args = {"run", options->spec_path, "--profile", options->profile, "--results",
                                 options->results_dir};
             if (!options->data_root.empty()) opts.worker_args.insert(opts.worker_args.end(), {"--data-root", options->data_root});
