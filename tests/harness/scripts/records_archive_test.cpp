@@ -52,8 +52,11 @@ TEST_CASE("records_archive: a curated folder's records go beside it and come bac
     for (const auto& [key, record] : ran_records) keys << key.substr(0, 12) << "\n";
     keys << "0123456789ab\n";
   }
+  // One run kept curves (a fine-tuning run does): they travel with its record, byte for byte.
+  const std::string curved = ran_records.begin()->first;
+  std::ofstream(ran / "runs" / (curved + ".scalars.csv")) << "step,seconds,tag,value\n1,0.100,train/loss,0.5\n";
   REQUIRE(archive_script("pack " + quoted(folder) + " " + quoted(ran), log) == 0);
-  CHECK_THAT(read_text(log), Catch::Contains("holds 6 records of 7 planned runs"));
+  CHECK_THAT(read_text(log), Catch::Contains("holds 6 records (1 with curves) of 7 planned runs"));
   const std::string archive = read_text(folder / "records.tar.xz");
   REQUIRE(archive.size() > 0);
 
@@ -71,6 +74,7 @@ TEST_CASE("records_archive: a curated folder's records go beside it and come bac
       INFO(key);
       CHECK(read_text(fresh / "runs" / (key + ".json")) == read_text(ran / "runs" / (key + ".json")));
     }
+    CHECK(read_text(fresh / "runs" / (curved + ".scalars.csv")) == read_text(ran / "runs" / (curved + ".scalars.csv")));
     REQUIRE(run_capaboost({"reindex", "--results", fresh.string()}, log) == 0);
     REQUIRE(run_capaboost({"status", spec, "--results", fresh.string()}, log) == 0);
     INFO(read_text(log));
