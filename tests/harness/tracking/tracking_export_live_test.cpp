@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "lib/data/glue_test_support.h"
+#include "support/capaboost_program.h"
 #include "support/oracle_python.h"
 #include "support/read_text.h"
 #include "support/reference_python.h"
@@ -19,21 +20,6 @@
 namespace fs = std::filesystem;
 using Catch::Contains;
 using capaboost::testing::read_text;
-
-namespace {
-
-// key → record of every run in `results`.
-std::map<std::string, nlohmann::json> tracked_records(const fs::path& results) {
-  std::map<std::string, nlohmann::json> by_key;
-  for (const auto& entry : fs::directory_iterator(results / "runs")) {
-    if (entry.path().extension() != ".json") continue;
-    const auto record = nlohmann::json::parse(read_text(entry.path()));
-    by_key[record.at("key").get<std::string>()] = record;
-  }
-  return by_key;
-}
-
-}  // namespace
 
 TEST_CASE("TensorBoard and MLflow read back every scalar a sweep recorded", "[harness][process][tracking][live]") {
   REQUIRE_MIRROR("RTE");
@@ -56,7 +42,7 @@ TEST_CASE("TensorBoard and MLflow read back every scalar a sweep recorded", "[ha
   INFO(ran.output);
   REQUIRE(ran.exit_code == 0);
 
-  const auto records = tracked_records(dir.file("results"));
+  const auto records = capaboost::testing::program::records(dir.file("results"));
   REQUIRE(records.size() == 2);
   std::vector<std::string> runs;  // folder, scalars file, folder, …
   for (const auto& [key, record] : records) {
