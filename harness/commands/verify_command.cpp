@@ -79,9 +79,12 @@ std::string first_unsafe_member(const std::string& verbose_listing) {
     // `tar -C folder .` names the folder itself "./" and its files "./<name>": the same flat archive.
     if (name == "./" && !mode.empty() && mode[0] == 'd') continue;
     if (name.rfind("./", 0) == 0) name.erase(0, 2);
-    const bool record_name = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 &&
-                             !path_name_problem(name.substr(0, name.size() - 5));
-    if (mode.empty() || mode[0] != '-' || !record_name) return name.empty() ? line : name;
+    // A run record, or a run's curves beside it (store/run_scalars.h).
+    const auto named = [&](const std::string& suffix) {
+      return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+             !path_name_problem(name.substr(0, name.size() - suffix.size()));
+    };
+    if (mode.empty() || mode[0] != '-' || !(named(".json") || named(".scalars.csv"))) return name.empty() ? line : name;
   }
   return "";
 }
@@ -118,8 +121,8 @@ Outcome verify_folder(const fs::path& folder, const VerifyOptions& options) {
   ScratchDir scratch;
   const fs::path results = scratch.path() / "results";
   fs::create_directories(results / "runs");
-  // The archive is read as untrusted: every member must be one record file (runs/<key>.json, no folder,
-  // no link) before tar writes anything, and tar runs without a shell.
+  // The archive is read as untrusted: every member must be one record file (runs/<key>.json) or a run's
+  // curves (runs/<key>.scalars.csv), no folder, no link, before tar writes anything; tar runs without a shell.
   const ProgramOutput listing = run_program({"tar", "-tvJf", archive.string()});
   if (!listing.started || listing.exit_code != 0) {
     fmt::print("FAILED   {}: {} does not unpack (tar -tJf failed: {}): restore it from git\n", shown, archive.string(),
@@ -127,7 +130,8 @@ Outcome verify_folder(const fs::path& folder, const VerifyOptions& options) {
     return Outcome::kFailed;
   }
   if (const std::string odd = first_unsafe_member(listing.out); !odd.empty()) {
-    fmt::print("FAILED   {}: {} holds '{}', which is not a run record (runs/<key>.json): nothing was unpacked; "
+    fmt::print("FAILED   {}: {} holds '{}', which is not a run record (runs/<key>.json) or its curves "
+               "(runs/<key>.scalars.csv): nothing was unpacked; "
                "curate the folder again\n",
                shown, archive.string(), odd);
     return Outcome::kFailed;

@@ -41,9 +41,10 @@ pack() {
     echo "records_archive: none of $keys's runs has a record in $runs; no archive written"
     return
   fi
-  # The records go in without the singular values of each site's update (details.training.site_ranks.*.
-  # singular_values: three quarters of a fine-tuning record); ranks, effective ranks and every metric stay,
-  # which is all a report reads. A record without them is copied byte for byte.
+  # Records written before seals go in without the singular values of each site's update (details.training.
+  # site_ranks.*.singular_values: three quarters of a fine-tuning record); ranks, effective ranks and every
+  # metric stay, which is all a report reads. A sealed record (it has a "digest") is copied byte for byte:
+  # its seal covers every byte, and a trimmed copy would be refused as edited. So is a record without them.
   local staging tmp
   staging=$(mktemp -d)
   local name
@@ -54,7 +55,7 @@ import json, shutil, sys
 source, target = sys.argv[1], sys.argv[2]
 record = json.load(open(source))
 sites = record.get("details", {}).get("training", {}).get("site_ranks", {})
-if not any("singular_values" in site for site in sites.values() if isinstance(site, dict)):
+if "digest" in record or not any("singular_values" in site for site in sites.values() if isinstance(site, dict)):
     shutil.copyfile(source, target)
 else:
     for site in sites.values():

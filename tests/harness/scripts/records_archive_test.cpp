@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "store/record_digest.h"
 #include "support/capaboost_program.h"
 #include "support/read_text.h"
 #include "support/temp_dir.h"
@@ -103,4 +104,30 @@ TEST_CASE("records_archive: a curated folder's records go beside it and come bac
     CHECK(archive_script("pack " + quoted(folder) + " " + quoted(ran), log) == 1);
     CHECK_THAT(read_text(log), Catch::Contains("run_keys.txt is missing") && Catch::Contains("make curate-"));
   }
+}
+
+TEST_CASE("records_archive: a sealed record goes in byte for byte, an old one without its singular values",
+          "[harness][scripts][process]") {
+  TempDir dir;
+  const fs::path ran = dir.path() / "ran", folder = dir.path() / "curated", log = dir.path() / "log.txt";
+  fs::create_directories(ran / "runs");
+  fs::create_directories(folder);
+  const nlohmann::json sites = {{"site", {{"rank", 8}, {"singular_values", {3.0, 2.0, 1.0}}}}};
+  const std::string old_key(64, 'a'), sealed_key(64, 'b');
+  nlohmann::json old_record = {{"key", old_key}, {"schema_version", 2}, {"details", {{"training", {{"site_ranks", sites}}}}}};
+  nlohmann::json sealed_record = capaboost::harness::sealed(
+      {{"key", sealed_key}, {"schema_version", 3}, {"details", {{"training", {{"site_ranks", sites}}}}}});
+  std::ofstream(ran / "runs" / (old_key + ".json")) << old_record.dump(1);
+  std::ofstream(ran / "runs" / (sealed_key + ".json")) << sealed_record.dump(1);
+  std::ofstream(folder / "run_keys.txt") << old_key.substr(0, 12) << "\n" << sealed_key.substr(0, 12) << "\n";
+  REQUIRE(archive_script("pack " + quoted(folder) + " " + quoted(ran), log) == 0);
+  const fs::path unpacked = dir.path() / "unpacked";
+  fs::create_directories(unpacked);
+  REQUIRE(std::system(("tar -xJf " + quoted(folder / "records.tar.xz") + " -C " + quoted(unpacked)).c_str()) == 0);
+  // The seal covers every byte: trimmed, the record would be refused as edited.
+  CHECK(read_text(unpacked / (sealed_key + ".json")) == read_text(ran / "runs" / (sealed_key + ".json")));
+  CHECK_FALSE(capaboost::harness::seal_problem(nlohmann::json::parse(read_text(unpacked / (sealed_key + ".json")))));
+  const auto trimmed = nlohmann::json::parse(read_text(unpacked / (old_key + ".json")));
+  CHECK_FALSE(trimmed["details"]["training"]["site_ranks"]["site"].contains("singular_values"));
+  CHECK(trimmed["details"]["training"]["site_ranks"]["site"]["rank"] == 8);
 }
