@@ -176,9 +176,9 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
   double training_seconds = 0, evaluation_seconds = 0;
   int64_t training_tokens = 0, training_examples = 0, evaluation_tokens = 0, evaluation_examples = 0;
   reset_peak_rss();
-  // The curves (train/training_scalars.h): `tag` at the step just taken.
-  const auto log_scalar = [&](const std::string& tag, double value) {
-    result.scalars.push_back({result.steps, tag, value, seconds_since(start)});
+  // The curves (train/training_scalars.h): `tag` at the step just taken, `seconds` into the run.
+  const auto log_scalar = [&](const std::string& tag, double value, double seconds) {
+    result.scalars.push_back({result.steps, tag, value, seconds});
   };
   const torch::Device device = runtime::module_device(model);
   StepProfiler profiler(options.label());
@@ -222,9 +222,10 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
                                                        : gradient_norm(clipped);
       optimizer->step();
       ++result.steps;
-      log_scalar("train/loss", loss_value);
-      log_scalar("train/lr", step_lr);
-      log_scalar("train/grad_norm", grad_norm);
+      const double step_seconds = seconds_since(start);  // one clock read for the step's three points
+      log_scalar("train/loss", loss_value, step_seconds);
+      log_scalar("train/lr", step_lr, step_seconds);
+      log_scalar("train/grad_norm", grad_norm, step_seconds);
       if (hooks) hooks->after_step(result.steps, steps_per_epoch * options.epochs());
       ++batches;
       loss_sum += loss_value;
@@ -241,10 +242,12 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
     training_examples += metrics.train_examples;
     if (!result.ok()) break;
     metrics.train_loss = loss_sum / static_cast<double>(batches);
-    log_scalar("train/epoch_loss", metrics.train_loss);
+    const double epoch_end_seconds = seconds_since(start);
+    log_scalar("train/epoch_loss", metrics.train_loss, epoch_end_seconds);
     if (epoch_training_seconds > 0) {
       log_scalar(counts_tokens ? "train/tokens_per_second" : "train/examples_per_second",
-                 static_cast<double>(counts_tokens ? metrics.train_tokens : metrics.train_examples) / epoch_training_seconds);
+                 static_cast<double>(counts_tokens ? metrics.train_tokens : metrics.train_examples) / epoch_training_seconds,
+                 epoch_end_seconds);
     }
     // Without model selection only the last epoch is reported: scoring the (test) eval split after every
     // epoch would only draw a curve, at the cost of a full test pass per epoch.
@@ -260,9 +263,12 @@ TrainResult train_model(TaskModelImpl& model, const TrainingData& data, const Tr
       evaluation_tokens += pass->tokens;
       evaluation_examples += pass->examples;
     }
-    add_split_scalars(result.scalars, result.steps, seconds_since(start), "eval", eval);
-    if (eval.seconds > 0 && counts_tokens) log_scalar("eval/tokens_per_second", static_cast<double>(eval.tokens) / eval.seconds);
-    if (!data.eval_is_test) add_split_scalars(result.scalars, result.steps, seconds_since(start), "test", test);
+    const double scored_seconds = seconds_since(start);
+    add_split_scalars(result.scalars, result.steps, scored_seconds, "eval", eval);
+    if (eval.seconds > 0 && counts_tokens) {
+      log_scalar("eval/tokens_per_second", static_cast<double>(eval.tokens) / eval.seconds, scored_seconds);
+    }
+    if (!data.eval_is_test) add_split_scalars(result.scalars, result.steps, scored_seconds, "test", test);
     metrics.eval = eval.metrics;
     metrics.eval_score = eval.selection;
     metrics.eval_loss = eval.loss;
