@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 #include <regex>
 #include <set>
 
@@ -74,18 +75,28 @@ void LoadReport::add_missing(const std::vector<std::string>& names) {
   missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
 }
 
-LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& file,
-                           const StateDictLoadOptions& options) {
+namespace {
+
+/// Where load_state_dict reads from: the tensors' names, their shapes and dtypes without reading them,
+/// and the tensors themselves; `source` names it in messages ("safetensors file 'x'").
+struct TensorSource {
+  std::string source;
+  std::vector<std::string> names;
+  std::function<std::pair<std::vector<int64_t>, torch::ScalarType>(const std::string&)> header;
+  std::function<torch::Tensor(const std::string&)> tensor;
+};
+
+LoadReport load_from(torch::nn::Module& module, const TensorSource& from, const StateDictLoadOptions& options) {
   auto targets = state_dict(module, options.exclude());
   const auto ignore = compile(options.ignore());
   const auto allow_missing = compile(options.allow_missing());
   const auto allow_unexpected = compile(options.allow_unexpected());
-  const auto mapped = map_file_names(file.names(), targets, options.base_prefix());
+  const auto mapped = map_file_names(from.names, targets, options.base_prefix());
 
   // Match and check everything first, so a failed load leaves the module untouched.
   LoadReport report;
   std::vector<std::string> disallowed_unexpected;
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;  // (destination, source)
+  std::vector<std::pair<torch::Tensor, std::string>> copies;  // (destination, source name)
   std::set<std::string> filled;
   for (const auto& [file_name, module_name] : mapped) {
     if (matches_any(ignore, file_name)) {
@@ -98,16 +109,14 @@ LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& fil
       if (!matches_any(allow_unexpected, file_name)) disallowed_unexpected.push_back(file_name);
       continue;
     }
-    const auto& entry = file.entry(file_name);
+    const auto [shape, dtype] = from.header(file_name);
     const auto& destination = target->second;
-    TORCH_CHECK(destination.sizes() == torch::IntArrayRef(entry.shape), "safetensors file '", file.path(),
-                "': tensor '", file_name, "' has shape ", torch::IntArrayRef(entry.shape),
-                " but the model's '", module_name, "' has shape ", destination.sizes(),
-                " (checkpoint and config disagree)");
-    TORCH_CHECK(c10::isFloatingType(entry.dtype) == destination.is_floating_point(), "safetensors file '",
-                file.path(), "': tensor '", file_name, "' is ", entry.dtype, " but the model's '",
-                module_name, "' is ", destination.scalar_type());
-    copies.emplace_back(destination, file.tensor(file_name));
+    TORCH_CHECK(destination.sizes() == torch::IntArrayRef(shape), from.source, ": tensor '", file_name,
+                "' has shape ", torch::IntArrayRef(shape), " but the model's '", module_name, "' has shape ",
+                destination.sizes(), " (checkpoint and config disagree)");
+    TORCH_CHECK(c10::isFloatingType(dtype) == destination.is_floating_point(), from.source, ": tensor '", file_name,
+                "' is ", dtype, " but the model's '", module_name, "' is ", destination.scalar_type());
+    copies.emplace_back(destination, file_name);
     filled.insert(module_name);
     report.loaded.push_back(module_name);
   }
@@ -117,14 +126,41 @@ LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& fil
     report.missing.push_back(name);
     if (!matches_any(allow_missing, name)) disallowed_missing.push_back(name);
   }
-  TORCH_CHECK(disallowed_missing.empty() && disallowed_unexpected.empty(), "safetensors file '", file.path(),
-              "' does not match the model: missing: [",
-              fmt::format("{}", fmt::join(disallowed_missing, ", ")), "]; unexpected: [",
-              fmt::format("{}", fmt::join(disallowed_unexpected, ", ")), "]");
+  TORCH_CHECK(disallowed_missing.empty() && disallowed_unexpected.empty(), from.source,
+              " does not match the model: missing: [", fmt::format("{}", fmt::join(disallowed_missing, ", ")),
+              "]; unexpected: [", fmt::format("{}", fmt::join(disallowed_unexpected, ", ")), "]");
 
   torch::NoGradGuard no_grad;
-  for (auto& [destination, source] : copies) destination.copy_(source);
+  for (auto& [destination, name] : copies) destination.copy_(from.tensor(name));
   return report;
+}
+
+}  // namespace
+
+LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& file,
+                           const StateDictLoadOptions& options) {
+  TensorSource from;
+  from.source = "safetensors file '" + file.path() + "'";
+  from.names = file.names();
+  from.header = [&file](const std::string& name) {
+    const auto& entry = file.entry(name);
+    return std::make_pair(entry.shape, entry.dtype);
+  };
+  from.tensor = [&file](const std::string& name) { return file.tensor(name); };
+  return load_from(module, from, options);
+}
+
+LoadReport load_state_dict(torch::nn::Module& module, const std::map<std::string, torch::Tensor>& tensors,
+                           const std::string& source, const StateDictLoadOptions& options) {
+  TensorSource from;
+  from.source = source;
+  for (const auto& item : tensors) from.names.push_back(item.first);
+  from.header = [&tensors](const std::string& name) {
+    const auto& tensor = tensors.at(name);
+    return std::make_pair(tensor.sizes().vec(), tensor.scalar_type());
+  };
+  from.tensor = [&tensors](const std::string& name) { return tensors.at(name); };
+  return load_from(module, from, options);
 }
 
 void save_state_dict(torch::nn::Module& module, const std::string& path, const std::vector<std::string>& excluded) {

@@ -50,6 +50,11 @@ struct StateDictLoadOptions {
 LoadReport load_state_dict(torch::nn::Module& module, const SafetensorsFile& file,
                            const StateDictLoadOptions& options = {});
 
+/// load_state_dict from tensors already in memory (converted from another format, e.g. GGUF); `source`
+/// names where they came from in every message ("GGUF file 'x.gguf'").
+LoadReport load_state_dict(torch::nn::Module& module, const std::map<std::string, torch::Tensor>& tensors,
+                           const std::string& source, const StateDictLoadOptions& options = {});
+
 /// The module's parameters and buffers by dotted name, except the names in `excluded`.
 std::map<std::string, torch::Tensor> state_dict(torch::nn::Module& module,
                                                 const std::vector<std::string>& excluded = {});
