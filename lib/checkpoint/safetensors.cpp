@@ -1,15 +1,10 @@
 #include "checkpoint/safetensors.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -194,42 +189,14 @@ torch::ScalarType parse_safetensors_dtype(const std::string& name) {
   TORCH_CHECK(false, "unknown safetensors dtype '", name, "' (supported: ", supported_dtype_names(), ")");
 }
 
-struct SafetensorsFile::Mapping {
-  void* address = MAP_FAILED;
-  std::size_t size = 0;
-  ~Mapping() {
-    if (address != MAP_FAILED) ::munmap(address, size);
-  }
-  const char* bytes() const { return static_cast<const char*>(address); }
-};
-
 SafetensorsFile::SafetensorsFile(const std::string& path)
-    : path_(path), mapping_(std::make_shared<Mapping>()) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  TORCH_CHECK(fd >= 0, file_context(path), ": cannot open: ", std::strerror(errno));
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) {
-    const int error = errno;
-    ::close(fd);
-    TORCH_CHECK(false, file_context(path), ": cannot stat: ", std::strerror(error));
-  }
-  const auto file_size = static_cast<uint64_t>(info.st_size);
-  if (file_size < 8) {
-    ::close(fd);
-    TORCH_CHECK(false, file_context(path), ": the file has ", file_size,
-                " bytes, fewer than the 8-byte header length (truncated or not a safetensors file)");
-  }
-  // Private writable mapping: tensors can view it and callers may write to them copy-on-write
-  // without touching the file; pages are read lazily, so opening a large checkpoint is cheap.
-  mapping_->address = ::mmap(nullptr, file_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-  const int map_error = errno;
-  ::close(fd);
-  TORCH_CHECK(mapping_->address != MAP_FAILED, file_context(path),
-              ": cannot map: ", std::strerror(map_error));
-  mapping_->size = file_size;
+    : path_(path), mapping_(std::make_shared<MappedFile>(path, file_context(path))) {
+  const uint64_t file_size = mapping_->size();
+  TORCH_CHECK(file_size >= 8, file_context(path), ": the file has ", file_size,
+              " bytes, fewer than the 8-byte header length (truncated or not a safetensors file)");
 
   uint64_t header_size = 0;
-  std::memcpy(&header_size, mapping_->bytes(), 8);
+  std::memcpy(&header_size, mapping_->data(), 8);
   TORCH_CHECK(header_size <= kMaxHeaderBytes, file_context(path), ": the header length field says ",
               header_size, " bytes, above the format's limit of ", kMaxHeaderBytes,
               " (corrupt or not a safetensors file)");
@@ -239,7 +206,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path)
   data_start_ = 8 + header_size;
   const uint64_t data_size = file_size - data_start_;
 
-  const auto header = parse_header(path, mapping_->bytes() + 8, header_size);
+  const auto header = parse_header(path, reinterpret_cast<const char*>(mapping_->data()) + 8, header_size);
   for (const auto& [name, value] : header.items()) {
     if (name == kMetadataKey) {
       metadata_ = parse_metadata(path, value);
@@ -265,7 +232,7 @@ const SafetensorsEntry& SafetensorsFile::entry(const std::string& name) const {
 torch::Tensor SafetensorsFile::tensor(const std::string& name) const {
   const auto& e = entry(name);
   const auto options = torch::TensorOptions().dtype(e.dtype);
-  char* data = static_cast<char*>(mapping_->address) + data_start_ + e.begin;
+  uint8_t* data = mapping_->data() + data_start_ + e.begin;
   // The format does not align tensors; a misaligned view would break vectorised kernels, so copy.
   if (e.begin == e.end || reinterpret_cast<uintptr_t>(data) % c10::elementSize(e.dtype) != 0) {
     auto copy = torch::empty(e.shape, options);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/mapped_file.h"
+
 namespace capaboost {
 
 /// The safetensors name of a dtype ("F32", "BF16", "I64", …); throws for dtypes the format lacks.
@@ -52,9 +54,8 @@ class SafetensorsFile {
   std::map<std::string, torch::Tensor> tensors() const;
 
  private:
-  struct Mapping;
   std::string path_;
-  std::shared_ptr<Mapping> mapping_;
+  std::shared_ptr<MappedFile> mapping_;
   uint64_t data_start_ = 0;  // 8 + header length
   std::map<std::string, std::string> metadata_;
   std::map<std::string, SafetensorsEntry> entries_;

@@ -491,6 +491,80 @@ def peft_adapter_seeds(args):
     }
 
 
+# --- gguf: llama.cpp's GGUF, written here field by field (the fuzz build has no `gguf` package) ------------
+
+GGUF_UINT32, GGUF_FLOAT32, GGUF_BOOL, GGUF_STRING, GGUF_ARRAY = 4, 6, 7, 8, 9
+GGUF_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+
+
+def gguf_string(text):
+    data = text.encode() if isinstance(text, str) else text
+    return struct.pack("<Q", len(data)) + data
+
+
+def gguf_value(value_type, value):
+    """A metadata value of GGUF type code `value_type`; an array is (element type, [values])."""
+    if value_type == GGUF_STRING:
+        return gguf_string(value)
+    if value_type == GGUF_ARRAY:
+        element_type, items = value
+        return struct.pack("<IQ", element_type, len(items)) + b"".join(gguf_value(element_type, v) for v in items)
+    return struct.pack(GGUF_SCALARS[value_type], value)
+
+
+def gguf_file(metadata, tensors, version=3, alignment=32):
+    """A GGUF file: metadata [(key, type, value)], tensors [(name, ne, ggml type, data)], each tensor at
+    the next multiple of `alignment` (which a general.alignment entry of `metadata` must declare)."""
+    head = b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(metadata))
+    head += b"".join(gguf_string(key) + struct.pack("<I", t) + gguf_value(t, v) for key, t, v in metadata)
+    data, offsets = b"", []
+    for _, _, _, payload in tensors:
+        data += b"\0" * (-len(data) % alignment)
+        offsets.append(len(data))
+        data += payload
+    for (name, ne, ggml_type, _), offset in zip(tensors, offsets):
+        head += gguf_string(name) + struct.pack(f"<I{len(ne)}QIQ", len(ne), *ne, ggml_type, offset)
+    return head + b"\0" * (-len(head) % alignment) + data
+
+
+def half(value):
+    return struct.pack("<e", value)
+
+
+def gguf_seeds(args):
+    nibbles = bytes((i % 16) | ((15 - i % 16) << 4) for i in range(16))
+    q8_0 = half(0.5) + bytes(range(0, 256, 8))
+    q4_0 = half(0.25) + nibbles
+    q4_1 = half(0.5) + half(-1.0) + nibbles
+    every_value = [("general.architecture", GGUF_STRING, "llama"), ("u8", 0, 200), ("i8", 1, -5), ("u16", 2, 60000),
+                   ("i16", 3, -300), ("u32", 4, 7), ("i32", 5, -7), ("f32", 6, 0.5), ("bool", 7, True),
+                   ("u64", 10, 2 ** 40), ("i64", 11, -(2 ** 40)), ("f64", 12, 1e-300),
+                   ("strings", GGUF_ARRAY, (GGUF_STRING, ["<s>", "\u0120the"])),
+                   ("ints", GGUF_ARRAY, (5, [1, -3])), ("floats", GGUF_ARRAY, (GGUF_FLOAT32, [0.5, -2.0])),
+                   ("nested", GGUF_ARRAY, (GGUF_ARRAY, [(1, [-1, 2])]))]
+    every_type = [("f32", [3], 0, struct.pack("<3f", 1.0, -2.0, 0.5)), ("f16", [2, 2], 1, half(1.0) * 4),
+                  ("bf16", [2], 30, b"\x80\x3f\x40\xc0"), ("q8_0", [32, 2], 8, q8_0 * 2), ("q4_0", [32], 2, q4_0),
+                  ("q4_1", [32, 1, 2], 3, q4_1 * 2), ("q6_k", [256], 14, bytes(210)), ("scalar", [], 0, b"\0\0\x80\x3f"),
+                  ("empty", [0, 4], 1, b"")]
+    llama = [("general.architecture", GGUF_STRING, "llama"), ("llama.block_count", GGUF_UINT32, 1),
+             ("llama.embedding_length", GGUF_UINT32, 64), ("llama.attention.head_count", GGUF_UINT32, 2),
+             ("llama.rope.freq_base", GGUF_FLOAT32, 100000.0), ("tokenizer.ggml.model", GGUF_STRING, "gpt2"),
+             ("tokenizer.ggml.tokens", GGUF_ARRAY, (GGUF_STRING, ["<|endoftext|>", "a", "b", "ab"])),
+             ("tokenizer.ggml.token_type", GGUF_ARRAY, (5, [3, 1, 1, 1])),
+             ("tokenizer.ggml.merges", GGUF_ARRAY, (GGUF_STRING, ["a b"])),
+             ("tokenizer.ggml.add_bos_token", GGUF_BOOL, False),
+             ("tokenizer.chat_template", GGUF_STRING, "{% for m in messages %}{{ m['content'] }}{% endfor %}")]
+    llama_tensors = [("token_embd.weight", [64, 4], 8, q8_0 * 8), ("blk.0.attn_q.weight", [64, 2], 3, q4_1 * 4),
+                     ("output_norm.weight", [64], 0, struct.pack("<64f", *[1.0] * 64))]
+    return {
+        "every_type.gguf": gguf_file(every_value, every_type),
+        "llama_like.gguf": gguf_file(llama, llama_tensors),
+        "v2_aligned64.gguf": gguf_file([("general.alignment", GGUF_UINT32, 64)], every_type[:5], version=2,
+                                       alignment=64),
+        "no_tensors.gguf": gguf_file([("general.name", GGUF_STRING, "empty")], []),
+    }
+
+
 def spec_seeds(args):
     paths = files(SOURCE / "experiments/*.yaml") + files(SOURCE / "tests/fixtures/specs/**/*.yaml")
     return {str(Path(p).relative_to(SOURCE)).replace("/", "_"): read(p) for p in paths}
@@ -513,6 +587,7 @@ TARGETS = {
     "idx": (4096, None, idx_seeds),
     "wordpiece": (8192, "wordpiece.dict", wordpiece_seeds),
     "peft_adapter": (4096, "peft.dict", peft_adapter_seeds),
+    "gguf": (4096, "gguf.dict", gguf_seeds),
 }
 
 ARTIFACT_PREFIXES = ("crash-", "leak-", "timeout-", "oom-")
