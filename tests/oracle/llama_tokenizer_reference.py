@@ -24,9 +24,9 @@ with the BOS/EOS framing flags of the tokenizer it builds: what the C++ tokenize
 "gguf" rows come from AutoTokenizer.from_pretrained(dir, gguf_file=...) as it is; "isolated_numbers" rows
 from the same tokenizer with SmolLM2's original pre-tokenizer (Digits(individual_digits=True), then
 ByteLevel) in place of the GPT-2 one the GGUF converter sets. A row is tokenizer(text, pair,
-return_offsets_mapping=True) with the special tokens added (and truncation=True, max_length=N when
-the item has one): "ids", "offsets" (code point spans), "sequence" (encoding.sequence_ids(), -1 where
-None), as strings of space-separated integers; "decoded" and "decoded_skip" are decode(ids) with
+return_offsets_mapping=True) as tokenizer_reference.py writes it: "ids", "offsets" (code point spans),
+"sequence" (encoding.sequence_ids(), -1 where None), as strings of space-separated integers, "type_ids"
+null (this tokenizer returns none); "decoded" and "decoded_skip" are decode(ids) with
 clean_up_tokenization_spaces=False, keeping and skipping the special tokens. "chat" holds
 apply_chat_template(messages, add_generation_prompt=...) per conversation, with tokenize=False ("text")
 and tokenize=True ("ids").
@@ -39,32 +39,42 @@ import sys
 import tokenizers
 import transformers
 from tokenizers import pre_tokenizers
-from transformers import AutoTokenizer
+from transformers import AutoTokenizer, tokenization_utils_fast
 from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
 
-
-def integers(values):
-    return " ".join(map(str, values))
+import tokenizer_reference
 
 
 def encode_all(tokenizer, items):
-    rows = []
-    for item in items:
-        truncation = {"truncation": True, "max_length": item["max_length"]} if item.get("max_length") else {}
-        enc = tokenizer(item["text"], item.get("pair"), return_offsets_mapping=True, **truncation)
-        ids = enc["input_ids"]
-        rows.append({
-            "ids": integers(ids),
-            "offsets": " ".join("%d %d" % span for span in enc["offset_mapping"]),
-            "sequence": integers(-1 if s is None else s for s in enc.sequence_ids()),
-            "decoded": tokenizer.decode(ids, clean_up_tokenization_spaces=False),
-            "decoded_skip": tokenizer.decode(ids, skip_special_tokens=True, clean_up_tokenization_spaces=False),
-        })
+    """tokenizer_reference.py's rows (ids, offsets, sequence; no token types here), with the decodes."""
+    rows = tokenizer_reference.encode_all(tokenizer, items)
+    for row in rows:
+        ids = [int(i) for i in row["ids"].split()]
+        row["decoded"] = tokenizer.decode(ids, clean_up_tokenization_spaces=False)
+        row["decoded_skip"] = tokenizer.decode(ids, skip_special_tokens=True, clean_up_tokenization_spaces=False)
     return rows
 
 
-def vocabulary(path, tokenizer):
-    metadata = load_gguf_checkpoint(path, return_tensors=False)
+def load_gguf_tokenizer(path):
+    """AutoTokenizer.from_pretrained(dir, gguf_file=...) and the file's metadata as transformers read it
+    on the way (load_gguf_checkpoint, caught rather than read a second time: it takes seconds)."""
+    read = []
+
+    def reading(*args, **kwargs):
+        read.append(load_gguf_checkpoint(*args, **kwargs))
+        return read[-1]
+
+    tokenization_utils_fast.load_gguf_checkpoint = reading
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(os.path.dirname(path), gguf_file=os.path.basename(path))
+    finally:
+        tokenization_utils_fast.load_gguf_checkpoint = load_gguf_checkpoint
+    assert len(read) == 1, "transformers read the GGUF metadata %d times" % len(read)
+    return tokenizer, read[0]
+
+
+def vocabulary(tokenizer, metadata):
+    """What the C++ tokenizer is built from: the tokenizer metadata and the framing flags."""
     meta = metadata["tokenizer"]
     return {
         "tokens": meta["tokens"],
@@ -100,11 +110,10 @@ def chat(tokenizer, conversation):
 def main():
     with open(sys.argv[1], encoding="utf-8") as f:
         request = json.load(f)
-    path = request["gguf"]
-    tokenizer = AutoTokenizer.from_pretrained(os.path.dirname(path), gguf_file=os.path.basename(path))
+    tokenizer, metadata = load_gguf_tokenizer(request["gguf"])
     response = {
         "versions": {"transformers": transformers.__version__, "tokenizers": tokenizers.__version__},
-        "vocabulary": vocabulary(path, tokenizer),
+        "vocabulary": vocabulary(tokenizer, metadata),
         "results": {
             "gguf": encode_all(tokenizer, request["items"]),
             "isolated_numbers": encode_all(with_isolated_numbers(tokenizer), request["items"]),

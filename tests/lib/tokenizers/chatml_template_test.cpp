@@ -53,7 +53,7 @@ TEST_CASE("ChatMlTemplate refuses any other template, showing where it differs",
                         Catch::Contains("found \"{- bos_token"));
   // One word changed after the system message: the generation prompt's role.
   std::string model_prompt = smollm2_template(kSmolLm2System);
-  model_prompt.replace(model_prompt.find("assistant"), 9, "model");
+  model_prompt.replace(model_prompt.rfind("assistant"), 9, "model");
   CHECK_THROWS_WITH(ChatMlTemplate(model_prompt), Catch::Contains("chat template not recognised") &&
                                                       Catch::Contains("found \"l\\n' }}{% endif %}\""));
   CHECK_THROWS_WITH(ChatMlTemplate(""), Catch::Contains("(0 characters) departs from it at character 0"));

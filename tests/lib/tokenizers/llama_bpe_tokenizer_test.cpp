@@ -17,6 +17,8 @@
 #include "tokenizers/utf8.h"
 
 using namespace capaboost;
+using capaboost::testing::offset_spans;
+using capaboost::testing::OffsetSpans;
 using Tokens = std::vector<std::string>;
 using Ids = std::vector<int64_t>;
 
@@ -54,14 +56,6 @@ LlamaBpeVocabulary tiny_llama_vocabulary(const std::vector<std::string>& merges 
 
 // The id of byte `b`'s symbol in a tiny vocabulary without missing bytes.
 int64_t tiny_byte_id(int b) { return 3 + b; }
-
-using SpanList = std::vector<std::pair<int64_t, int64_t>>;
-
-SpanList llama_spans(const std::vector<TokenOffsets>& tokens) {
-  SpanList spans;
-  for (const auto& token : tokens) spans.emplace_back(token.begin, token.end);
-  return spans;
-}
 
 }  // namespace
 
@@ -136,7 +130,7 @@ TEST_CASE("Llama BPE: bytes without a symbol become the unknown token, one per r
   const LlamaBpeTokenizer tokenizer(tiny_llama_vocabulary(tiny_llama_merges(), {0x04, 0x06}));
   CHECK(tokenizer.tokenize("a\x04\x06" "b") == Tokens{"a", "<|endoftext|>", "b"});
   CHECK(tokenizer.tokenize("\x04 \x06") == Tokens{"<|endoftext|>", "Ġ", "<|endoftext|>"});
-  CHECK(llama_spans(tokenizer.encode_text_with_offsets("a\x04\x06" "b")) == SpanList{{0, 1}, {1, 3}, {3, 4}});
+  CHECK(offset_spans(tokenizer, "a\x04\x06" "b") == OffsetSpans{{0, 1}, {1, 3}, {3, 4}});
   CHECK(tokenizer.decode(tokenizer.encode_text("a\x04\x06" "b")) == "a<|endoftext|>b");
   CHECK_THROWS_WITH(
       LlamaBpeTokenizer([] {
@@ -166,13 +160,13 @@ TEST_CASE("Llama BPE decode joins the tokens' bytes, keeps or skips control toke
 TEST_CASE("Llama BPE offsets: code point spans with the spaces tokens carry, whole characters",
           "[llama_tokenizer]") {
   const LlamaBpeTokenizer tokenizer(tiny_llama_vocabulary());
-  CHECK(llama_spans(tokenizer.encode_text_with_offsets("hello the")) == SpanList{{0, 5}, {5, 9}});
+  CHECK(offset_spans(tokenizer, "hello the") == OffsetSpans{{0, 5}, {5, 9}});
   // é is two byte tokens; "Ġð" is the space and 😀's first byte, so it spans both characters, and the
   // three tokens after it span 😀.
   CHECK(tokenizer.tokenize("\xC3\xA9 \xF0\x9F\x98\x80!") == Tokens{"Ã", "©", "Ġð", "Ł", "ĺ", "Ģ", "!"});
-  CHECK(llama_spans(tokenizer.encode_text_with_offsets("\xC3\xA9 \xF0\x9F\x98\x80!")) ==
-        SpanList{{0, 1}, {0, 1}, {1, 3}, {2, 3}, {2, 3}, {2, 3}, {3, 4}});
-  CHECK(llama_spans(tokenizer.encode_text_with_offsets("x<|im_end|>  y")) == SpanList{{0, 1}, {1, 11}, {11, 12}, {12, 14}});
+  CHECK(offset_spans(tokenizer, "\xC3\xA9 \xF0\x9F\x98\x80!") ==
+        OffsetSpans{{0, 1}, {0, 1}, {1, 3}, {2, 3}, {2, 3}, {2, 3}, {3, 4}});
+  CHECK(offset_spans(tokenizer, "x<|im_end|>  y") == OffsetSpans{{0, 1}, {1, 11}, {11, 12}, {12, 13}, {13, 14}});
   CHECK(tokenizer.encode_text_with_offsets("").empty());
   for (const std::string text : {"The  quick\n\nbrown 12 \xE4\xB8\xAD\xE6\x96\x87 fox<|im_start|>!",
                                  "a\xCC\x81\xCC\x82 e\xCC\x81 \xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB"}) {
