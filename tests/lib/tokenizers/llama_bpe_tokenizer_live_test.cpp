@@ -33,6 +33,9 @@
 using namespace capaboost;
 using capaboost::testing::first_difference;
 using capaboost::testing::oracle_integers;
+using capaboost::testing::paired_spans;
+using capaboost::testing::show_span;
+using capaboost::testing::SpanPair;
 using capaboost::testing::show_ids;
 using capaboost::testing::TempDir;
 namespace fs = std::filesystem;
@@ -231,25 +234,13 @@ LlamaParity compare_llama(const LlamaBpeTokenizer& ours, const std::vector<Llama
       parity.note(shown + "\n  decode ours:   " + decoded + " | " + decoded_skip + "\n  decode oracle: " +
                   row["decoded"].get<std::string>() + " | " + row["decoded_skip"].get<std::string>());
     }
-    // The oracle's spans of sequence s, in order, are ours of text s (the framing has none).
-    const std::vector<TokenOffsets> spans[2] = {
-        ours.encode_text_with_offsets(item.text),
-        item.pair ? ours.encode_text_with_offsets(*item.pair) : std::vector<TokenOffsets>{}};
-    std::size_t next[2] = {0, 0};
-    const auto offsets = oracle_integers(row["offsets"]);
-    const auto sequence = oracle_integers(row["sequence"]);
-    for (std::size_t t = 0; t < sequence.size(); ++t) {
-      const int64_t s = sequence[t];
-      if (s < 0) continue;
-      const std::size_t k = next[s]++;
+    for (const SpanPair& span : paired_spans(ours, item.text, item.pair, row)) {
       ++parity.spans_compared;
-      const int64_t begin = offsets[2 * t], end = offsets[2 * t + 1];
-      if (k < spans[s].size() && spans[s][k].begin == begin && spans[s][k].end == end) continue;
+      if (span.same()) continue;
       ++parity.spans;
-      parity.note(shown + "\n  token " + std::to_string(t) + " (id " + std::to_string(expected[t]) + ") oracle [" +
-                  std::to_string(begin) + ", " + std::to_string(end) + ") ours " +
-                  (k < spans[s].size() ? "[" + std::to_string(spans[s][k].begin) + ", " + std::to_string(spans[s][k].end) + ")"
-                                       : std::string("none")));
+      parity.note(shown + "\n  token " + std::to_string(span.token) + " (id " + std::to_string(expected[span.token]) +
+                  ") oracle [" + std::to_string(span.begin) + ", " + std::to_string(span.end) + ") ours " +
+                  show_span(span.ours));
       break;
     }
   }

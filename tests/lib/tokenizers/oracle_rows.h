@@ -1,14 +1,18 @@
 #pragma once
 // Test helper for the tokenizer parity tests: reading the integer lists the oracle scripts write as
 // strings of space-separated integers (tests/oracle/tokenizer_reference.py: a few hundred thousand
-// tokens parse far faster so), and showing ids in a failure message, from where two lists part.
+// tokens parse far faster so), pairing a row's character spans with ours, and showing ids in a failure
+// message, from where two lists part.
 
 #include <cstdint>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "tokenizers/tokenizer.h"
 
 namespace capaboost::testing {
 
@@ -23,6 +27,41 @@ inline std::vector<int64_t> oracle_integers(const nlohmann::json& field) {
     values.push_back(value);
   }
   return values;
+}
+
+/// One token's span in an oracle row beside ours for the same token of the same text.
+struct SpanPair {
+  std::size_t token;                ///< index in the row's ids
+  int64_t sequence;                 ///< 0: the text, 1: the pair
+  int64_t begin, end;               ///< the oracle's span
+  std::optional<TokenOffsets> ours; ///< none when ours has fewer tokens for that text
+  bool same() const { return ours && ours->begin == begin && ours->end == end; }
+};
+
+/// The spans of an oracle row ("offsets" and "sequence": encoding.sequence_ids(), −1 for framing, which
+/// has no span), in order, each with our k-th span of the same text, k counted per text.
+inline std::vector<SpanPair> paired_spans(const Tokenizer& tokenizer, const std::string& text,
+                                          const std::optional<std::string>& pair, const nlohmann::json& row) {
+  const std::vector<TokenOffsets> spans[2] = {
+      tokenizer.encode_text_with_offsets(text),
+      pair ? tokenizer.encode_text_with_offsets(*pair) : std::vector<TokenOffsets>{}};
+  std::size_t next[2] = {0, 0};
+  const auto offsets = oracle_integers(row["offsets"]);
+  const auto sequence = oracle_integers(row["sequence"]);
+  std::vector<SpanPair> pairs;
+  for (std::size_t t = 0; t < sequence.size(); ++t) {
+    const int64_t s = sequence[t];
+    if (s < 0) continue;
+    const std::size_t k = next[s]++;
+    pairs.push_back({t, s, offsets[2 * t], offsets[2 * t + 1],
+                     k < spans[s].size() ? std::optional<TokenOffsets>(spans[s][k]) : std::nullopt});
+  }
+  return pairs;
+}
+
+/// "[begin, end)" of our span, or "none".
+inline std::string show_span(const std::optional<TokenOffsets>& span) {
+  return span ? "[" + std::to_string(span->begin) + ", " + std::to_string(span->end) + ")" : std::string("none");
 }
 
 /// 60 ids from index `from`, space-separated ("…" where some are left out).

@@ -42,6 +42,9 @@
 
 using namespace capaboost;
 using capaboost::testing::oracle_integers;
+using capaboost::testing::paired_spans;
+using capaboost::testing::show_span;
+using capaboost::testing::SpanPair;
 using capaboost::testing::show_ids;
 using capaboost::testing::TempDir;
 namespace fs = std::filesystem;
@@ -175,34 +178,19 @@ Parity compare(const Tokenizer& ours, const std::vector<Item>& items, const nloh
       ++parity.type_ids;
       parity.note("item " + std::to_string(i) + " token types: ours " + show_ids(encoding.token_type_ids));
     }
-    // The oracle's spans of sequence s, in order, are ours of text s.
-    const std::vector<TokenOffsets> spans[2] = {
-        ours.encode_text_with_offsets(item.text),
-        item.pair ? ours.encode_text_with_offsets(*item.pair) : std::vector<TokenOffsets>{}};
-    std::size_t next[2] = {0, 0};
-    const auto offsets = oracle_integers(row["offsets"]);
-    const auto sequence = oracle_integers(row["sequence"]);
     bool same = true;
-    for (std::size_t t = 0; t < sequence.size(); ++t) {
-      const int64_t s = sequence[t];
-      if (s < 0) continue;  // framing: the fast tokenizer gives it no span
-      const int64_t begin = offsets[2 * t], end = offsets[2 * t + 1];
-      const auto k = next[s]++;
+    for (const SpanPair& span : paired_spans(ours, item.text, item.pair, row)) {
       ++parity.spans_compared;
-      if (k < spans[s].size() && spans[s][k].begin == begin && spans[s][k].end == end) continue;
-      if (known && k < spans[s].size() && known(code_points(s == 0 ? item.text : *item.pair), begin, end, spans[s][k])) {
+      if (span.same()) continue;
+      const std::string& text = span.sequence == 0 ? item.text : *item.pair;
+      if (known && span.ours && known(code_points(text), span.begin, span.end, *span.ours)) {
         ++parity.known_spans;
         continue;
       }
       if (same) {
-        const std::string text = s == 0 ? item.text : *item.pair;
-        parity.note("item " + std::to_string(i) + " token " + std::to_string(t) + " (id " +
-                    std::to_string(expected_ids[t]) + ") spans oracle [" + std::to_string(begin) + ", " +
-                    std::to_string(end) + ") ours " +
-                    (k < spans[s].size()
-                         ? "[" + std::to_string(spans[s][k].begin) + ", " + std::to_string(spans[s][k].end) + ")"
-                         : std::string("none")) +
-                    "\n  text: " + text);
+        parity.note("item " + std::to_string(i) + " token " + std::to_string(span.token) + " (id " +
+                    std::to_string(expected_ids[span.token]) + ") spans oracle [" + std::to_string(span.begin) + ", " +
+                    std::to_string(span.end) + ") ours " + show_span(span.ours) + "\n  text: " + text);
       }
       same = false;
     }
