@@ -44,9 +44,8 @@ using namespace capaboost;
 fs::path data_dir() {
   const char* value = std::getenv("CAPABOOST_DATA_DIR");
   if (value != nullptr && *value != '\0') return value;
-  // The bench target has no CAPABOOST_SOURCE_DIR definition; CMake compiles this file by its absolute path,
-  // so the repository root is two levels above __FILE__.
-  return fs::path(__FILE__).parent_path().parent_path() / ".." / "shared" / "data";
+  // Not __FILE__: with ccache's base_dir it is a relative path.
+  return fs::path(CAPABOOST_SOURCE_DIR) / ".." / "shared" / "data";
 }
 
 fs::path roberta_dir() { return data_dir() / "tokenizers" / "roberta-base"; }
@@ -223,7 +222,9 @@ const LlamaBenchInputs& llama_bench_inputs() {
     loaded.vocabulary = bench_vocabulary();
     if (!loaded.vocabulary || !fs::exists(file)) return loaded;
     for (const SquadQuestion& question : load_squad(file.string()).questions) {
-      if (loaded.contexts.empty() || loaded.contexts.back() != question.context) loaded.contexts.push_back(question.context);
+      if (loaded.contexts.empty() || loaded.contexts.back() != question.context) {
+        loaded.contexts.push_back(question.context);
+      }
     }
     return loaded;
   }();
@@ -266,7 +267,12 @@ void BM_SmolLm2EncodeSquadContextsWarm(benchmark::State& state) {
   for (auto _ : state) encode_contexts(*tokenizer, state.range(0) != 0);
   report_contexts(state);
 }
-BENCHMARK(BM_SmolLm2EncodeSquadContextsWarm)->ArgName("with_offsets")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SmolLm2EncodeSquadContextsWarm)
+    ->ArgName("with_offsets")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_SmolLm2EncodeSquadContextsCold(benchmark::State& state) {
   if (!llama_inputs_present(state)) return;
@@ -278,6 +284,11 @@ void BM_SmolLm2EncodeSquadContextsCold(benchmark::State& state) {
   }
   report_contexts(state);
 }
-BENCHMARK(BM_SmolLm2EncodeSquadContextsCold)->ArgName("with_offsets")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SmolLm2EncodeSquadContextsCold)
+    ->ArgName("with_offsets")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace

@@ -31,8 +31,8 @@ ByteLevelBpeModel::ByteLevelBpeModel(std::vector<std::string> tokens, const std:
   for (std::size_t id = 0; id < tokens_.size(); ++id) {
     const std::string& token = tokens_[id];
     const auto ill_formed = first_ill_formed_utf8(token);
-    TORCH_CHECK(!ill_formed, source.vocabulary, ": token ", id, " is not valid UTF-8 (byte offset ", ill_formed.value_or(0),
-                "); ", source.fix);
+    TORCH_CHECK(!ill_formed, source.vocabulary, ": token ", id, " is not valid UTF-8 (byte offset ",
+                ill_formed.value_or(0), "); ", source.fix);
     const auto [it, inserted] = token_ids_.emplace(token, static_cast<int64_t>(id));
     TORCH_CHECK(inserted, source.vocabulary, " holds token \"", token, "\" twice, as ids ", it->second, " and ", id,
                 "; ", source.fix);
@@ -55,8 +55,8 @@ ByteLevelBpeModel::ByteLevelBpeModel(std::vector<std::string> tokens, const std:
     const std::string symbol = byte_symbol(static_cast<uint8_t>(b));
     const auto id = find(symbol);
     TORCH_CHECK(id || unknown_id, source.vocabulary, " has no token \"", symbol,
-                fmt::format("\" (the byte-level symbol of byte 0x{:02X}), and no unknown token stands in for missing byte symbols; ", b),
-                source.fix);
+                fmt::format("\" (the byte-level symbol of byte 0x{:02X})", b),
+                ", and no unknown token stands in for missing byte symbols; ", source.fix);
     byte_known_[b] = id.has_value();
     byte_ids_[b] = static_cast<int32_t>(id ? *id : *unknown_id);
   }

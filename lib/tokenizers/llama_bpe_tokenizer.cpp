@@ -39,7 +39,8 @@ ByteLevelBpeModel make_llama_bpe(LlamaBpeVocabulary& vocabulary) {
               "(tokenizer.ggml.token_type)");
   for (std::size_t id = 0; id < vocabulary.tokens.size(); ++id) {
     const int32_t type = vocabulary.token_types[id];
-    TORCH_CHECK(type >= static_cast<int32_t>(GgufTokenType::kUndefined) && type <= static_cast<int32_t>(GgufTokenType::kByte),
+    TORCH_CHECK(type >= static_cast<int32_t>(GgufTokenType::kUndefined) &&
+                    type <= static_cast<int32_t>(GgufTokenType::kByte),
                 "LlamaBpeVocabulary::token_types[", id, "] (token \"", vocabulary.tokens[id], "\") is ", type,
                 ", not a GGUF token type (0 undefined … 6 byte)");
     TORCH_CHECK(!has_byte_fallback_form(vocabulary.tokens[id]), "LlamaBpeVocabulary::tokens[", id, "] is \"",

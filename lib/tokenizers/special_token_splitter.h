@@ -2,7 +2,7 @@
 // Cutting text around the special tokens written in it, as Hugging Face tokenizers' added vocabulary
 // does before pre-tokenization: at each position the leftmost match wins, the longest among those
 // starting there; a token with lstrip eats the whitespace (Python str.isspace) before it. Shared by the
-// byte-level BPE tokenizers (RoBERTa's <s> … <mask>, the Llama family's control tokens).
+// tokenizers (RoBERTa's <s> … <mask>, the Llama family's control tokens, BERT's [CLS] … [MASK]).
 //
 //   SpecialTokenSplitter splitter({{"<|im_start|>", 1}, {"<|im_end|>", 2}});
 //   for (const TextPart& part : splitter.split("<|im_start|>user\nhi<|im_end|>"))
@@ -31,6 +31,8 @@ struct TextPart {
 
 class SpecialTokenSplitter {
  public:
+  /// Splits nothing out (until assigned a splitter with tokens).
+  SpecialTokenSplitter() = default;
   explicit SpecialTokenSplitter(std::vector<SpecialToken> tokens);
 
   /// The parts of `text`, in order; whitespace an lstrip token eats belongs to no part.

@@ -31,13 +31,6 @@
 #include "tokenizers/utf8.h"
 
 using namespace capaboost;
-using capaboost::testing::first_difference;
-using capaboost::testing::oracle_integers;
-using capaboost::testing::paired_spans;
-using capaboost::testing::show_span;
-using capaboost::testing::SpanPair;
-using capaboost::testing::show_ids;
-using capaboost::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -80,7 +73,8 @@ std::vector<std::string> hostile_texts() {
       "\xF0\x9F\x87\xAB\xF0\x9F\x87\xB7 \xE2\x9D\xA4\xEF\xB8\x8F",
       "\xE4\xB8\xAD\xE6\x96\x87\xE5\xAD\x97\xE7\xAC\xA6 \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E\xE3\x81\xAE\xE3\x83\x86"
       "\xE3\x82\xAD\xE3\x82\xB9\xE3\x83\x88 \xED\x95\x9C\xEA\xB5\xAD\xEC\x96\xB4",
-      "e\xCC\x81 a\xCC\x81\xCC\x82\xCC\x83\xCC\x84 Z\xCD\x91\xCD\x97\xCD\x8A\xCD\x9D\xCD\xA0" "a\xCC\xB7l\xCC\xB8g\xCC\xB5o",
+      "e\xCC\x81 a\xCC\x81\xCC\x82\xCC\x83\xCC\x84 Z\xCD\x91\xCD\x97\xCD\x8A\xCD\x9D\xCD\xA0"
+      "a\xCC\xB7l\xCC\xB8g\xCC\xB5o",
       "\xD8\xA7\xD9\x84\xD8\xB9\xD8\xB1\xD8\xA8\xD9\x8A\xD8\xA9 \xD7\xA2\xD7\x91\xD7\xA8\xD7\x99\xD7\xAA "
       "\xE0\xA4\xB9\xE0\xA4\xBF\xE0\xA4\x82\xE0\xA4\xA6\xE0\xA5\x80 \xE0\xB8\xA0\xE0\xB8\xB2\xE0\xB8\xA9\xE0\xB8\xB2",
       std::string("nul\0byte", 8),
@@ -92,7 +86,8 @@ std::vector<std::string> hostile_texts() {
       "say <|im_start|>user\nhi<|im_end|> and <|endoftext|><|endoftext|>",
       "<|im_start|><|im_start|x <|im_end|>< |im_end|> <|im_end <filename> <repo_name>x<jupyter_code>",
       "I'm they're we've you'll he'd it's 'S 'T' ''s can't 'll",
-      "\xF0\x9D\x94\x98\xF0\x9D\x94\xAB\xF0\x9D\x94\xA6 \xEF\xAC\x81 \xE2\x84\xAA \xC3\x9F\xE1\xBA\x9E \xC4\xB0i\xCC\x87",
+      "\xF0\x9D\x94\x98\xF0\x9D\x94\xAB\xF0\x9D\x94\xA6 \xEF\xAC\x81 \xE2\x84\xAA \xC3\x9F\xE1\xBA\x9E "
+      "\xC4\xB0i\xCC\x87",
       "http://example.com/path?q=1&r=%20#x user@example.com C++ a->b x==y ... !!! ???",
   };
   std::string long_digits;
@@ -138,7 +133,9 @@ LlamaParityItems llama_parity_items(const fs::path& data) {
     out.items.push_back({question.context, std::nullopt, std::nullopt});
     ++out.contexts;
   }
-  for (const SquadQuestion& question : squad.questions) out.items.push_back({question.question, std::nullopt, std::nullopt});
+  for (const SquadQuestion& question : squad.questions) {
+    out.items.push_back({question.question, std::nullopt, std::nullopt});
+  }
   out.questions = static_cast<int64_t>(squad.questions.size());
   for (const std::string& text : hostile_texts()) out.items.push_back({text, std::nullopt, std::nullopt});
   out.hostile = static_cast<int64_t>(hostile_texts().size());
@@ -166,10 +163,11 @@ nlohmann::json chat_conversations() {
   const json hostile = {{"role", "user"}, {"content", "<|im_end|>\n\xF0\x9F\x98\x80 a  1\n\n2 '\\n'"}};
   json conversations = json::array();
   for (const bool prompt : {true, false}) {
-    conversations.push_back({{"messages", json::array({user})}, {"add_generation_prompt", prompt}});
-    conversations.push_back({{"messages", json::array({system, user})}, {"add_generation_prompt", prompt}});
-    conversations.push_back({{"messages", json::array({system, user, assistant, user})}, {"add_generation_prompt", prompt}});
-    conversations.push_back({{"messages", json::array({user, assistant, system, hostile})}, {"add_generation_prompt", prompt}});
+    for (const json& messages : {json::array({user}), json::array({system, user}),
+                                 json::array({system, user, assistant, user}),
+                                 json::array({user, assistant, system, hostile})}) {
+      conversations.push_back({{"messages", messages}, {"add_generation_prompt", prompt}});
+    }
   }
   return conversations;
 }
@@ -216,16 +214,19 @@ LlamaParity compare_llama(const LlamaBpeTokenizer& ours, const std::vector<Llama
   for (std::size_t i = 0; i < items.size(); ++i) {
     const LlamaParityItem& item = items[i];
     const nlohmann::json& row = rows[i];
-    const std::string shown = "item " + std::to_string(i) + "\n  text: " + item.text + (item.pair ? " || " + *item.pair : "");
+    const std::string shown =
+        "item " + std::to_string(i) + "\n  text: " + item.text + (item.pair ? " || " + *item.pair : "");
     ++parity.items;
-    const auto options = item.max_length ? EncodeOptions().truncation(true).max_length(*item.max_length) : EncodeOptions();
+    const auto options =
+        item.max_length ? EncodeOptions().truncation(true).max_length(*item.max_length) : EncodeOptions();
     const std::optional<std::string_view> pair = item.pair ? std::optional<std::string_view>(*item.pair) : std::nullopt;
     const std::vector<int64_t> ids = ours.encode(item.text, pair, options).input_ids;
-    const std::vector<int64_t> expected = oracle_integers(row["ids"]);
+    const std::vector<int64_t> expected = capaboost::testing::oracle_integers(row["ids"]);
     if (ids != expected) {
       ++parity.ids;
-      const std::size_t from = first_difference(ids, expected) / 20 * 20;
-      parity.note(shown + "\n  ids ours:   " + show_ids(ids, from) + "\n  ids oracle: " + show_ids(expected, from));
+      const std::size_t from = capaboost::testing::first_difference(ids, expected) / 20 * 20;
+      parity.note(shown + "\n  ids ours:   " + capaboost::testing::show_ids(ids, from) +
+                  "\n  ids oracle: " + capaboost::testing::show_ids(expected, from));
       continue;
     }
     const std::string decoded = ours.decode(ids), decoded_skip = ours.decode(ids, true);
@@ -234,13 +235,13 @@ LlamaParity compare_llama(const LlamaBpeTokenizer& ours, const std::vector<Llama
       parity.note(shown + "\n  decode ours:   " + decoded + " | " + decoded_skip + "\n  decode oracle: " +
                   row["decoded"].get<std::string>() + " | " + row["decoded_skip"].get<std::string>());
     }
-    for (const SpanPair& span : paired_spans(ours, item.text, item.pair, row)) {
+    for (const auto& span : capaboost::testing::paired_spans(ours, item.text, item.pair, row)) {
       ++parity.spans_compared;
       if (span.same()) continue;
       ++parity.spans;
       parity.note(shown + "\n  token " + std::to_string(span.token) + " (id " + std::to_string(expected[span.token]) +
                   ") oracle [" + std::to_string(span.begin) + ", " + std::to_string(span.end) + ") ours " +
-                  show_span(span.ours));
+                  capaboost::testing::show_span(span.ours));
       break;
     }
   }
@@ -263,8 +264,9 @@ TEST_CASE("LlamaBpeTokenizer and ChatMlTemplate match transformers on SmolLM2's 
   CHECK(parity_items.questions == 10570);
   CHECK(parity_items.truncated == 2185);
 
-  TempDir dir;
-  nlohmann::json request = {{"gguf", gguf.string()}, {"items", nlohmann::json::array()}, {"conversations", chat_conversations()}};
+  capaboost::testing::TempDir dir;
+  nlohmann::json request = {
+      {"gguf", gguf.string()}, {"items", nlohmann::json::array()}, {"conversations", chat_conversations()}};
   for (const LlamaParityItem& item : parity_items.items) {
     request["items"].push_back({{"text", item.text},
                                 {"pair", item.pair ? nlohmann::json(*item.pair) : nlohmann::json()},

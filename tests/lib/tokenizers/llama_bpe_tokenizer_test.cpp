@@ -227,7 +227,8 @@ TEST_CASE("Llama BPE refuses inconsistent vocabulary data, naming the field", "[
                     Catch::Contains("merges[11]") && Catch::Contains("\"ab\" is not a token"));
   CHECK_THROWS_WITH(refused([](auto& v) { v.merges.push_back("ab"); })(),
                     Catch::Contains("merges[11] is \"ab\"") && Catch::Contains("\"left right\""));
-  CHECK_THROWS_WITH(refused([](auto& v) { v.merges.push_back("a b c"); })(), Catch::Contains("merges[11] is \"a b c\""));
+  CHECK_THROWS_WITH(refused([](auto& v) { v.merges.push_back("a b c"); })(),
+                    Catch::Contains("merges[11] is \"a b c\""));
   CHECK_THROWS_WITH(refused([](auto& v) { v.bos_id = 100000; })(),
                     Catch::Contains("LlamaBpeVocabulary::bos_id 100000 is outside the vocabulary"));
   CHECK_THROWS_WITH(refused([](auto& v) { v.unk_id = -1; })(), Catch::Contains("unk_id -1 is outside"));
@@ -249,7 +250,9 @@ TEST_CASE("Llama BPE refuses inconsistent vocabulary data, naming the field", "[
 TEST_CASE("Llama BPE encodes concurrently to the serial result", "[llama_tokenizer]") {
   const LlamaBpeTokenizer tokenizer(tiny_llama_vocabulary());
   std::vector<std::string> texts;
-  for (int k = 0; k < 200; ++k) texts.push_back("hello the " + std::to_string(k) + " <|im_end|>\xC3\xA9 hello" + std::string(k % 7, ' '));
+  for (int k = 0; k < 200; ++k) {
+    texts.push_back("hello the " + std::to_string(k) + " <|im_end|>\xC3\xA9 hello" + std::string(k % 7, ' '));
+  }
   std::vector<Ids> serial;
   for (const auto& text : texts) serial.push_back(tokenizer.encode_text(text));
   std::vector<std::vector<Ids>> results(4);
