@@ -86,9 +86,10 @@ const std::string& ByteLevelBpeModel::token(int64_t id) const {
   return tokens_[static_cast<std::size_t>(id)];
 }
 
-void ByteLevelBpeModel::append_piece(std::string_view piece, std::vector<Symbol>& symbols) const {
+template <typename Emit>
+void ByteLevelBpeModel::for_each_symbol(std::string_view piece, Emit&& emit) const {
   if (piece.size() == 1) {
-    symbols.push_back({byte_ids_[static_cast<unsigned char>(piece[0])], 1});
+    emit(Symbol{byte_ids_[static_cast<unsigned char>(piece[0])], 1});
     return;
   }
   std::string key(piece);
@@ -96,15 +97,23 @@ void ByteLevelBpeModel::append_piece(std::string_view piece, std::vector<Symbol>
     std::lock_guard<std::mutex> lock(cache_mutex_);
     const auto it = cache_.find(key);
     if (it != cache_.end()) {
-      symbols.insert(symbols.end(), it->second.begin(), it->second.end());
+      for (const Symbol& symbol : it->second) emit(symbol);
       return;
     }
   }
   std::vector<Symbol> merged = apply_merges(piece);
-  symbols.insert(symbols.end(), merged.begin(), merged.end());
+  for (const Symbol& symbol : merged) emit(symbol);
   std::lock_guard<std::mutex> lock(cache_mutex_);
   if (cache_.size() >= kCacheCapacity) cache_.clear();
   cache_.emplace(std::move(key), std::move(merged));
+}
+
+void ByteLevelBpeModel::append_piece(std::string_view piece, std::vector<Symbol>& symbols) const {
+  for_each_symbol(piece, [&](const Symbol& symbol) { symbols.push_back(symbol); });
+}
+
+void ByteLevelBpeModel::append_piece_ids(std::string_view piece, std::vector<int64_t>& ids) const {
+  for_each_symbol(piece, [&](const Symbol& symbol) { ids.push_back(symbol.id); });
 }
 
 std::vector<ByteLevelBpeModel::Symbol> ByteLevelBpeModel::apply_merges(std::string_view piece) const {

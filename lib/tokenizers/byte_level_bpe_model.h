@@ -59,6 +59,8 @@ class ByteLevelBpeModel {
 
   /// Appends the symbols of `piece` (raw bytes of text, one pre-token) to `symbols`.
   void append_piece(std::string_view piece, std::vector<Symbol>& symbols) const;
+  /// Appends the ids of `piece`'s symbols to `ids` (the hot path of encoding without spans).
+  void append_piece_ids(std::string_view piece, std::vector<int64_t>& ids) const;
 
   int64_t size() const { return static_cast<int64_t>(tokens_.size()); }
   /// Id of a token, or nullopt when the vocabulary has no such token.
@@ -77,6 +79,9 @@ class ByteLevelBpeModel {
     int32_t rank;
     int32_t merged_id;
   };
+  // Calls emit(Symbol) for each symbol of `piece`, from the cache when it holds the piece.
+  template <typename Emit>
+  void for_each_symbol(std::string_view piece, Emit&& emit) const;
   std::vector<Symbol> apply_merges(std::string_view piece) const;
 
   std::string vocabulary_name_;

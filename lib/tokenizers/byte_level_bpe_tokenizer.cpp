@@ -73,13 +73,16 @@ std::vector<int64_t> ByteLevelBpeTokenizer::encode_text(std::string_view text) c
   }
   std::vector<int64_t> ids;
   ids.reserve(text.size() / 3 + 2);
-  for (const TextPart& part : specials_.split(text)) {
+  std::vector<std::string_view> pieces;
+  specials_.for_each_part(text, [&](const TextPart& part) {
     if (part.special != nullptr) {
       ids.push_back(part.special->id);
-    } else {
-      append_segment_ids(part.text, ids);
+      return;
     }
-  }
+    pieces.clear();
+    gpt2_pretokenize(part.text, pieces);
+    for (const std::string_view piece : pieces) bpe_.append_piece_ids(piece, ids);
+  });
   return ids;
 }
 
@@ -131,15 +134,6 @@ std::vector<std::string> ByteLevelBpeTokenizer::tokenize(std::string_view text) 
   std::vector<std::string> tokens;
   for (int64_t id : encode_text(text)) tokens.push_back(bpe_.token(id));
   return tokens;
-}
-
-void ByteLevelBpeTokenizer::append_segment_ids(std::string_view segment, std::vector<int64_t>& ids) const {
-  if (segment.empty()) return;
-  std::vector<std::string_view> pieces;
-  gpt2_pretokenize(segment, pieces);
-  std::vector<ByteLevelBpeModel::Symbol> symbols;
-  for (std::string_view piece : pieces) bpe_.append_piece(piece, symbols);
-  for (const auto& symbol : symbols) ids.push_back(symbol.id);
 }
 
 std::vector<int64_t> ByteLevelBpeTokenizer::add_special_tokens(

@@ -65,7 +65,6 @@ class ByteLevelBpeTokenizer : public Tokenizer {
   const ByteLevelBpeOptions options;
 
  private:
-  void append_segment_ids(std::string_view segment, std::vector<int64_t>& ids) const;
   int64_t required_id(const std::string& token, const std::string& why) const;
 
   std::string directory_;

@@ -99,11 +99,11 @@ std::vector<LlamaBpeTokenizer::Piece> LlamaBpeTokenizer::encode_pieces(std::stri
   out.reserve(text.size() / 3 + 2);
   std::vector<std::string_view> pieces;
   std::vector<ByteLevelBpeModel::Symbol> symbols;
-  for (const TextPart& part : controls_.split(text)) {
+  controls_.for_each_part(text, [&](const TextPart& part) {
     const auto part_begin = static_cast<std::size_t>(part.text.data() - text.data());
     if (part.special != nullptr) {
       out.push_back({part.special->id, part_begin, part_begin + part.text.size()});
-      continue;
+      return;
     }
     pieces.clear();
     if (pretokenizer_ == LlamaPretokenizer::kGpt2) {
@@ -121,7 +121,7 @@ std::vector<LlamaBpeTokenizer::Piece> LlamaBpeTokenizer::encode_pieces(std::stri
         begin = end;
       }
     }
-  }
+  });
   return out;
 }
 

@@ -98,14 +98,14 @@ std::vector<TokenOffsets> WordPieceTokenizer::encode_text_with_offsets(std::stri
   std::vector<TokenOffsets> tokens;
   tokens.reserve(text.size() / 4 + 1);
   // Special tokens first, on the raw text (tokenizers' added vocabulary: leftmost, then longest).
-  for (const TextPart& part : specials_.split(text)) {
+  specials_.for_each_part(text, [&](const TextPart& part) {
     const auto begin = static_cast<std::size_t>(part.text.data() - text.data());
     if (part.special != nullptr) {
       tokens.push_back({part.special->id, chars[begin], chars[begin + part.text.size()]});
     } else {
       append_segment(part.text, chars[begin], tokens);
     }
-  }
+  });
   return tokens;
 }
 
