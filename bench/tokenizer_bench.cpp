@@ -7,8 +7,14 @@
 //   with character offsets) and the post-processing of span logits over all of them into answers
 //   (n-best 20, at most 30 answer tokens), at run_qa's 384/128 and the mini profile's 128/32: set beside
 //   a forward pass over the same windows, it says whether post-processing can dominate an evaluation.
+// - SmolLM2's tokenizer (LlamaBpeTokenizer, the GGUF converter's GPT-2 pre-tokenizer) on the 2,067
+//   distinct SQuAD v1.1 dev contexts, one thread: ids only (encode: BOS + ids, as HF tokenizer(text)) and
+//   with character offsets (what SQuAD features need), with a warm BPE cache and from a fresh tokenizer.
+//   bench/llama_tokenizer_hf.py times Hugging Face's fast tokenizer on the same texts for the ratio.
 // Reads CAPABOOST_DATA_DIR (default <repository>/../shared/data)/SST-2/train.tsv, SQuAD/dev-v1.1.json
-// and tokenizers/roberta-base/; when they are missing the cases report "skipped: ..." instead of running.
+// and tokenizers/roberta-base/, and for SmolLM2 the vocabulary in CAPABOOST_LLAMA_VOCABULARY: a JSON file
+// in the "vocabulary" layout of tests/oracle/llama_tokenizer_reference.py (bench/llama_tokenizer_hf.py
+// writes one from the GGUF file); when they are missing the cases report "skipped: ..." instead of running.
 
 #include <benchmark/benchmark.h>
 
@@ -18,13 +24,17 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "data/squad_dataset.h"
 #include "data/squad_features.h"
 #include "metrics/squad_postprocess.h"
 #include "tokenizers/byte_level_bpe_tokenizer.h"
+#include "tokenizers/llama_bpe_tokenizer.h"
 
 namespace {
 
@@ -34,9 +44,8 @@ using namespace capaboost;
 fs::path data_dir() {
   const char* value = std::getenv("CAPABOOST_DATA_DIR");
   if (value != nullptr && *value != '\0') return value;
-  // The bench target has no CAPABOOST_SOURCE_DIR definition; CMake compiles this file by its absolute path,
-  // so the repository root is two levels above __FILE__.
-  return fs::path(__FILE__).parent_path().parent_path() / ".." / "shared" / "data";
+  // Not __FILE__: with ccache's base_dir it is a relative path.
+  return fs::path(CAPABOOST_SOURCE_DIR) / ".." / "shared" / "data";
 }
 
 fs::path roberta_dir() { return data_dir() / "tokenizers" / "roberta-base"; }
@@ -181,5 +190,105 @@ void BM_SquadPostprocess(benchmark::State& state) {
 
 BENCHMARK(BM_SquadFeatures)->Args({384, 128})->Args({128, 32})->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_SquadPostprocess)->Args({384, 128})->Args({128, 32})->Unit(benchmark::kMillisecond)->Iterations(2);
+
+// The vocabulary named by CAPABOOST_LLAMA_VOCABULARY, or nullopt when unset or missing.
+std::optional<LlamaBpeVocabulary> bench_vocabulary() {
+  const char* path = std::getenv("CAPABOOST_LLAMA_VOCABULARY");
+  if (path == nullptr || !fs::exists(path)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  const nlohmann::json json = nlohmann::json::parse(in);
+  LlamaBpeVocabulary vocabulary;
+  vocabulary.tokens = json["tokens"].get<std::vector<std::string>>();
+  vocabulary.merges = json["merges"].get<std::vector<std::string>>();
+  vocabulary.token_types = json["token_types"].get<std::vector<int32_t>>();
+  for (auto [key, field] : {std::pair{"bos_id", &vocabulary.bos_id}, std::pair{"eos_id", &vocabulary.eos_id},
+                            std::pair{"unk_id", &vocabulary.unk_id}, std::pair{"pad_id", &vocabulary.pad_id}}) {
+    if (!json[key].is_null()) *field = json[key].get<int64_t>();
+  }
+  vocabulary.add_bos = json["add_bos"].get<bool>();
+  vocabulary.add_eos = json["add_eos"].get<bool>();
+  return vocabulary;
+}
+
+struct LlamaBenchInputs {
+  std::optional<LlamaBpeVocabulary> vocabulary;
+  std::vector<std::string> contexts;  // distinct, in file order
+};
+
+const LlamaBenchInputs& llama_bench_inputs() {
+  static const LlamaBenchInputs inputs = [] {
+    LlamaBenchInputs loaded;
+    const auto file = data_dir() / "SQuAD" / "dev-v1.1.json";
+    loaded.vocabulary = bench_vocabulary();
+    if (!loaded.vocabulary || !fs::exists(file)) return loaded;
+    for (const SquadQuestion& question : load_squad(file.string()).questions) {
+      if (loaded.contexts.empty() || loaded.contexts.back() != question.context) {
+        loaded.contexts.push_back(question.context);
+      }
+    }
+    return loaded;
+  }();
+  return inputs;
+}
+
+bool llama_inputs_present(benchmark::State& state) {
+  if (!llama_bench_inputs().contexts.empty()) return true;
+  state.SkipWithError("skipped: needs CAPABOOST_LLAMA_VOCABULARY (bench/llama_tokenizer_hf.py writes it) and "
+                      "SQuAD/dev-v1.1.json under CAPABOOST_DATA_DIR");
+  return false;
+}
+
+std::unique_ptr<LlamaBpeTokenizer> fresh_llama_tokenizer() {
+  return std::make_unique<LlamaBpeTokenizer>(*llama_bench_inputs().vocabulary);
+}
+
+void encode_contexts(const LlamaBpeTokenizer& tokenizer, bool with_offsets) {
+  for (const auto& context : llama_bench_inputs().contexts) {
+    if (with_offsets) {
+      auto spans = tokenizer.encode_text_with_offsets(context);
+      benchmark::DoNotOptimize(spans.data());
+    } else {
+      auto encoding = tokenizer.encode(context);
+      benchmark::DoNotOptimize(encoding.input_ids.data());
+    }
+  }
+}
+
+void report_contexts(benchmark::State& state) {
+  const auto count = static_cast<double>(llama_bench_inputs().contexts.size());
+  state.counters["contexts/s"] = benchmark::Counter(count, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// arg: with_offsets
+void BM_SmolLm2EncodeSquadContextsWarm(benchmark::State& state) {
+  if (!llama_inputs_present(state)) return;
+  const auto tokenizer = fresh_llama_tokenizer();
+  encode_contexts(*tokenizer, state.range(0) != 0);
+  for (auto _ : state) encode_contexts(*tokenizer, state.range(0) != 0);
+  report_contexts(state);
+}
+BENCHMARK(BM_SmolLm2EncodeSquadContextsWarm)
+    ->ArgName("with_offsets")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_SmolLm2EncodeSquadContextsCold(benchmark::State& state) {
+  if (!llama_inputs_present(state)) return;
+  for (auto _ : state) {
+    state.PauseTiming();  // building the vocabulary and merge tables is not encoding
+    const auto tokenizer = fresh_llama_tokenizer();
+    state.ResumeTiming();
+    encode_contexts(*tokenizer, state.range(0) != 0);
+  }
+  report_contexts(state);
+}
+BENCHMARK(BM_SmolLm2EncodeSquadContextsCold)
+    ->ArgName("with_offsets")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace

@@ -2,11 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <limits>
-
 #include "tokenizers/bpe_files.h"
-#include "tokenizers/byte_unicode.h"
 #include "tokenizers/gpt2_pretokenizer.h"
 #include "tokenizers/unicode_class.h"
 #include "tokenizers/utf8.h"
@@ -15,102 +11,57 @@ namespace capaboost {
 
 namespace {
 
-uint64_t pair_key(int32_t left, int32_t right) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
-}
-
-// Python's str.rstrip(): AddedToken(lstrip=True) strips the text segment before the token with it.
-std::string_view rstrip_python_space(std::string_view text) {
-  while (!text.empty()) {
-    const Utf8CodePoint last = decode_last_utf8(text);
-    if (!is_python_space(last.cp)) break;
-    text.remove_suffix(last.length);
+ByteLevelBpeModel read_roberta_bpe(const std::string& directory) {
+  BpeFiles files = read_bpe_files(directory);
+  std::vector<ByteLevelBpeMerge> merges;
+  std::vector<int64_t> lines;
+  merges.reserve(files.merges.size());
+  lines.reserve(files.merges.size());
+  for (BpeMerge& merge : files.merges) {
+    merges.push_back({std::move(merge.left), std::move(merge.right)});
+    lines.push_back(merge.line);
   }
-  return text;
+  const ByteLevelBpeSource source{
+      directory + "/vocab.json",
+      [&](std::size_t rank) { return fmt::format("{}/merges.txt line {}", directory, lines[rank]); },
+      "the two files do not belong together: use the vocab.json and merges.txt of one byte-level BPE model with "
+      "RoBERTa's special tokens (e.g. roberta-base)"};
+  return ByteLevelBpeModel(std::move(files.tokens), merges, source);
 }
 
 }  // namespace
 
 ByteLevelBpeTokenizer::ByteLevelBpeTokenizer(const std::string& directory,
                                              const ByteLevelBpeOptions& options_)
-    : options(options_), directory_(directory) {
-  BpeFiles files = read_bpe_files(directory);
-  tokens_ = std::move(files.tokens);
-  token_ids_.reserve(tokens_.size());
-  token_bytes_.resize(tokens_.size());
-  token_decodable_.assign(tokens_.size(), true);
-  for (std::size_t id = 0; id < tokens_.size(); ++id) {
-    const std::string& token = tokens_[id];
-    token_ids_.emplace(token, static_cast<int64_t>(id));
-    // vocab.json strings are valid UTF-8 (the JSON parser checks); each character must stand for a byte.
-    for (std::size_t pos = 0; pos < token.size();) {
-      const Utf8CodePoint cp = decode_utf8_at(token, pos);
-      const auto byte = unicode_to_byte(cp.cp);
-      if (!byte) {
-        token_decodable_[id] = false;
-        break;
-      }
-      token_bytes_[id] += static_cast<char>(*byte);
-      pos += cp.length;
-    }
-  }
-  for (int b = 0; b < 256; ++b) {
-    byte_ids_[b] = static_cast<int32_t>(required_id(
-        byte_symbol(static_cast<uint8_t>(b)), fmt::format("the byte-level symbol of byte 0x{:02X}", b)));
-  }
-
-  bos_id_ = required_id("<s>", "RoBERTa's bos/cls token");
-  pad_id_ = required_id("<pad>", "RoBERTa's padding token");
-  eos_id_ = required_id("</s>", "RoBERTa's eos/sep token");
-  unk_id_ = required_id("<unk>", "RoBERTa's unknown token");
-  mask_id_ = required_id("<mask>", "RoBERTa's mask token");
-  specials_ = {{"<s>", bos_id_, false},
-               {"<pad>", pad_id_, false},
-               {"</s>", eos_id_, false},
-               {"<unk>", unk_id_, false},
-               {"<mask>", mask_id_, true}};
-  for (const auto& special : specials_)
-    special_first_bytes_[static_cast<unsigned char>(special.text[0])] = true;
-
-  TORCH_CHECK(files.merges.size() < static_cast<std::size_t>(std::numeric_limits<int32_t>::max()), directory,
-              "/merges.txt has too many merges");
-  merges_.reserve(files.merges.size());
-  for (std::size_t rank = 0; rank < files.merges.size(); ++rank) {
-    const BpeMerge& merge = files.merges[rank];
-    const std::string where =
-        fmt::format("{}/merges.txt line {} (\"{} {}\")", directory, merge.line, merge.left, merge.right);
-    const auto left = token_ids_.find(merge.left);
-    const auto right = token_ids_.find(merge.right);
-    const auto merged = token_ids_.find(merge.left + merge.right);
-    TORCH_CHECK(
-        left != token_ids_.end() && right != token_ids_.end() && merged != token_ids_.end(), where,
-        ": the symbols and their concatenation must all be tokens of vocab.json; the two files do not "
-        "belong together");
-    // A repeated merge keeps its last rank, as HF's dict(zip(merges, range(...))).
-    merges_[pair_key(static_cast<int32_t>(left->second), static_cast<int32_t>(right->second))] = {
-        static_cast<int32_t>(rank), static_cast<int32_t>(merged->second)};
-  }
-}
+    : options(options_),
+      directory_(directory),
+      bpe_(read_roberta_bpe(directory)),
+      bos_id_(required_id("<s>", "RoBERTa's bos/cls token")),
+      pad_id_(required_id("<pad>", "RoBERTa's padding token")),
+      eos_id_(required_id("</s>", "RoBERTa's eos/sep token")),
+      unk_id_(required_id("<unk>", "RoBERTa's unknown token")),
+      mask_id_(required_id("<mask>", "RoBERTa's mask token")),
+      specials_({{"<s>", bos_id_, false},
+                 {"<pad>", pad_id_, false},
+                 {"</s>", eos_id_, false},
+                 {"<unk>", unk_id_, false},
+                 {"<mask>", mask_id_, true}}) {}
 
 int64_t ByteLevelBpeTokenizer::required_id(const std::string& token, const std::string& why) const {
-  const auto it = token_ids_.find(token);
+  const auto id = bpe_.find(token);
   TORCH_CHECK(
-      it != token_ids_.end(), directory_, "/vocab.json has no token \"", token, "\" (", why,
+      id, directory_, "/vocab.json has no token \"", token, "\" (", why,
       "); use the vocab.json of a byte-level BPE model with RoBERTa's special tokens (e.g. roberta-base)");
-  return it->second;
+  return *id;
 }
 
 int64_t ByteLevelBpeTokenizer::token_to_id(const std::string& token) const {
-  const auto it = token_ids_.find(token);
-  TORCH_CHECK(it != token_ids_.end(), "token \"", token, "\" is not in ", directory_, "/vocab.json");
-  return it->second;
+  const auto id = bpe_.find(token);
+  TORCH_CHECK(id, "token \"", token, "\" is not in ", directory_, "/vocab.json");
+  return *id;
 }
 
-const std::string& ByteLevelBpeTokenizer::id_to_token(int64_t id) const {
-  TORCH_CHECK(id >= 0 && id < vocab_size(), "id ", id, " is outside the vocabulary [0, ", vocab_size(),
-              ") of ", directory_);
-  return tokens_[static_cast<std::size_t>(id)];
-}
+const std::string& ByteLevelBpeTokenizer::id_to_token(int64_t id) const { return bpe_.token(id); }
 
 std::vector<int64_t> ByteLevelBpeTokenizer::encode_text(std::string_view text) const {
   check_utf8(text, "tokenizer input");
@@ -122,30 +73,16 @@ std::vector<int64_t> ByteLevelBpeTokenizer::encode_text(std::string_view text) c
   }
   std::vector<int64_t> ids;
   ids.reserve(text.size() / 3 + 2);
-  // Split around special tokens first (HF's added-tokens trie: leftmost, then longest match).
-  std::size_t segment_start = 0;
-  for (std::size_t pos = 0; pos < text.size();) {
-    const SpecialToken* found = nullptr;
-    if (special_first_bytes_[static_cast<unsigned char>(text[pos])]) {
-      for (const auto& special : specials_) {
-        if (text.compare(pos, special.text.size(), special.text) == 0 &&
-            (found == nullptr || special.text.size() > found->text.size())) {
-          found = &special;
-        }
-      }
+  std::vector<std::string_view> pieces;
+  specials_.for_each_part(text, [&](const TextPart& part) {
+    if (part.special != nullptr) {
+      ids.push_back(part.special->id);
+      return;
     }
-    if (found == nullptr) {
-      ++pos;
-      continue;
-    }
-    std::string_view segment = text.substr(segment_start, pos - segment_start);
-    if (found->lstrip) segment = rstrip_python_space(segment);
-    append_segment_ids(segment, ids);
-    ids.push_back(found->id);
-    pos += found->text.size();
-    segment_start = pos;
-  }
-  append_segment_ids(text.substr(segment_start), ids);
+    pieces.clear();
+    gpt2_pretokenize(part.text, pieces);
+    for (const std::string_view piece : pieces) bpe_.append_piece_ids(piece, ids);
+  });
   return ids;
 }
 
@@ -163,7 +100,7 @@ std::vector<TokenOffsets> ByteLevelBpeTokenizer::encode_text_with_offsets(std::s
   spans.reserve(ids.size());
   int64_t pos = prefixed ? -1 : 0;
   for (const int64_t id : ids) {
-    const std::string& bytes = token_bytes_[static_cast<std::size_t>(id)];
+    const std::string& bytes = bpe_.token_bytes(id);
     const auto length = static_cast<int64_t>(bytes.size());
     // <mask> eats the whitespace before it (lstrip): those bytes belong to no token.
     if (id == mask_id_) {
@@ -195,69 +132,8 @@ std::vector<TokenOffsets> ByteLevelBpeTokenizer::encode_text_with_offsets(std::s
 
 std::vector<std::string> ByteLevelBpeTokenizer::tokenize(std::string_view text) const {
   std::vector<std::string> tokens;
-  for (int64_t id : encode_text(text)) tokens.push_back(tokens_[static_cast<std::size_t>(id)]);
+  for (int64_t id : encode_text(text)) tokens.push_back(bpe_.token(id));
   return tokens;
-}
-
-void ByteLevelBpeTokenizer::append_segment_ids(std::string_view segment, std::vector<int64_t>& ids) const {
-  if (segment.empty()) return;
-  std::vector<std::string_view> pieces;
-  gpt2_pretokenize(segment, pieces);
-  for (std::string_view piece : pieces) append_piece_ids(piece, ids);
-}
-
-void ByteLevelBpeTokenizer::append_piece_ids(std::string_view piece, std::vector<int64_t>& ids) const {
-  if (piece.size() == 1) {
-    ids.push_back(byte_ids_[static_cast<unsigned char>(piece[0])]);
-    return;
-  }
-  std::string key(piece);
-  {
-    std::lock_guard<std::mutex> lock(cache_mutex_);
-    const auto it = cache_.find(key);
-    if (it != cache_.end()) {
-      ids.insert(ids.end(), it->second.begin(), it->second.end());
-      return;
-    }
-  }
-  std::vector<int32_t> symbols = apply_merges(piece);
-  ids.insert(ids.end(), symbols.begin(), symbols.end());
-  std::lock_guard<std::mutex> lock(cache_mutex_);
-  if (cache_.size() >= kCacheCapacity) cache_.clear();
-  cache_.emplace(std::move(key), std::move(symbols));
-}
-
-std::vector<int32_t> ByteLevelBpeTokenizer::apply_merges(std::string_view piece) const {
-  // Start from one symbol per byte; repeatedly merge every occurrence (left to right, non-overlapping)
-  // of the adjacent pair with the best rank, as HF's RobertaTokenizer.bpe.
-  std::vector<int32_t> symbols;
-  symbols.reserve(piece.size());
-  for (char c : piece) symbols.push_back(byte_ids_[static_cast<unsigned char>(c)]);
-  while (symbols.size() > 1) {
-    const Merge* best = nullptr;
-    uint64_t best_key = 0;
-    for (std::size_t i = 0; i + 1 < symbols.size(); ++i) {
-      const uint64_t key = pair_key(symbols[i], symbols[i + 1]);
-      const auto it = merges_.find(key);
-      if (it != merges_.end() && (best == nullptr || it->second.rank < best->rank)) {
-        best = &it->second;
-        best_key = key;
-      }
-    }
-    if (best == nullptr) break;
-    std::size_t out = 0;
-    for (std::size_t i = 0; i < symbols.size(); ++out) {
-      if (i + 1 < symbols.size() && pair_key(symbols[i], symbols[i + 1]) == best_key) {
-        symbols[out] = best->merged_id;
-        i += 2;
-      } else {
-        symbols[out] = symbols[i];
-        i += 1;
-      }
-    }
-    symbols.resize(out);
-  }
-  return symbols;
 }
 
 std::vector<int64_t> ByteLevelBpeTokenizer::add_special_tokens(
@@ -271,13 +147,10 @@ std::string ByteLevelBpeTokenizer::decode(const std::vector<int64_t>& ids, bool 
   std::string bytes;
   for (int64_t id : ids) {
     const std::string& token = id_to_token(id);
-    if (skip_special_tokens && std::any_of(specials_.begin(), specials_.end(),
-                                           [id](const SpecialToken& special) { return special.id == id; })) {
-      continue;
-    }
-    TORCH_CHECK(token_decodable_[static_cast<std::size_t>(id)], "cannot decode id ", id, ": token \"", token,
+    if (skip_special_tokens && specials_.find_id(id) != nullptr) continue;
+    TORCH_CHECK(bpe_.decodable(id), "cannot decode id ", id, ": token \"", token,
                 "\" of ", directory_, "/vocab.json has characters outside GPT-2's byte-to-unicode map");
-    bytes += token_bytes_[static_cast<std::size_t>(id)];
+    bytes += bpe_.token_bytes(id);
   }
   return utf8_with_replacement(bytes);
 }

@@ -4,19 +4,19 @@
 //  1. <s> <pad> </s> <unk> <mask> occurring in the text are split out first and map to their ids;
 //     <mask> strips the whitespace before it (AddedToken lstrip=True), the others strip nothing.
 //  2. The other segments are pre-tokenized with the GPT-2 pattern (gpt2_pretokenizer.h), each piece's
-//     UTF-8 bytes become byte-level symbols (byte_unicode.h), and merges apply by rank.
+//     UTF-8 bytes become byte-level symbols (byte_unicode.h), and merges apply by rank
+//     (byte_level_bpe_model.h, shared with the Llama family's tokenizer).
 //  3. Framing: <s> A </s> and <s> A </s></s> B </s>.
 // Decode concatenates the tokens' bytes and reads them as UTF-8, replacing ill-formed bytes with U+FFFD
 // (HF errors="replace"), without clean-up of tokenization spaces.
 
-#include <array>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "tokenizers/byte_level_bpe_model.h"
+#include "tokenizers/special_token_splitter.h"
 #include "tokenizers/tokenizer.h"
 
 namespace capaboost {
@@ -50,7 +50,7 @@ class ByteLevelBpeTokenizer : public Tokenizer {
   int64_t num_special_tokens(bool pair) const override { return roberta_framing_size(pair); }
   std::string decode(const std::vector<int64_t>& ids, bool skip_special_tokens = false) const override;
   int64_t pad_id() const override { return pad_id_; }
-  int64_t vocab_size() const override { return static_cast<int64_t>(tokens_.size()); }
+  int64_t vocab_size() const override { return bpe_.size(); }
 
   int64_t bos_id() const { return bos_id_; }
   int64_t eos_id() const { return eos_id_; }
@@ -65,37 +65,12 @@ class ByteLevelBpeTokenizer : public Tokenizer {
   const ByteLevelBpeOptions options;
 
  private:
-  struct SpecialToken {
-    std::string text;
-    int64_t id;
-    bool lstrip;  ///< eat the whitespace before it
-  };
-  struct Merge {
-    int32_t rank;
-    int32_t merged_id;
-  };
-
-  void append_segment_ids(std::string_view segment, std::vector<int64_t>& ids) const;
-  void append_piece_ids(std::string_view piece, std::vector<int64_t>& ids) const;
-  std::vector<int32_t> apply_merges(std::string_view piece) const;
   int64_t required_id(const std::string& token, const std::string& why) const;
 
   std::string directory_;
-  std::vector<std::string> tokens_;
-  std::unordered_map<std::string, int64_t> token_ids_;
-  std::vector<std::string> token_bytes_;        // the raw bytes each token stands for (decode)
-  std::vector<bool> token_decodable_;           // false for tokens with characters outside the byte map
-  std::array<int32_t, 256> byte_ids_{};         // id of each single-byte symbol
-  std::unordered_map<uint64_t, Merge> merges_;  // (left id << 32 | right id) -> rank, merged id
-  std::vector<SpecialToken> specials_;
-  std::array<bool, 256> special_first_bytes_{};  // bytes some special token starts with
-  int64_t bos_id_ = 0, pad_id_ = 0, eos_id_ = 0, unk_id_ = 0, mask_id_ = 0;
-
-  // BPE result per pre-token piece (HF keeps the same cache). Guarded for concurrent encodes; cleared
-  // when full so adversarial input cannot grow it without bound.
-  static constexpr std::size_t kCacheCapacity = 1 << 18;
-  mutable std::mutex cache_mutex_;
-  mutable std::unordered_map<std::string, std::vector<int32_t>> cache_;
+  ByteLevelBpeModel bpe_;
+  int64_t bos_id_, pad_id_, eos_id_, unk_id_, mask_id_;
+  SpecialTokenSplitter specials_;
 };
 
 }  // namespace capaboost

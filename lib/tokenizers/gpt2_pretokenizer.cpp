@@ -106,4 +106,18 @@ void gpt2_pretokenize(std::string_view text, std::vector<std::string_view>& piec
   }
 }
 
+void gpt2_pretokenize_isolating_numbers(std::string_view text, std::vector<std::string_view>& pieces) {
+  std::size_t run_start = 0;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const ClassAt c = class_at(text, pos);
+    if (c.cls == CharClass::kNumber) {
+      if (pos > run_start) gpt2_pretokenize(text.substr(run_start, pos - run_start), pieces);
+      pieces.push_back(text.substr(pos, c.length));
+      run_start = pos + c.length;
+    }
+    pos += c.length;
+  }
+  if (text.size() > run_start) gpt2_pretokenize(text.substr(run_start), pieces);
+}
+
 }  // namespace capaboost

@@ -60,14 +60,15 @@ WordPieceTokenizer::WordPieceTokenizer(std::string directory, WordPieceFiles fil
   pad_id_ = required(options.pad_token(), "padding");
   unk_id_ = required(options.unk_token(), "unknown");
   mask_id_ = required(options.mask_token(), "mask");
-  specials_ = {{options.cls_token(), cls_id_},
-               {options.sep_token(), sep_id_},
-               {options.pad_token(), pad_id_},
-               {options.unk_token(), unk_id_},
-               {options.mask_token(), mask_id_}};
-  for (const auto& special : specials_) {
-    TORCH_CHECK(!special.text.empty(), "WordPieceTokenizer: a special token of ", directory_, " is empty");
+  for (const std::string* special : {&options.cls_token(), &options.sep_token(), &options.pad_token(),
+                                      &options.unk_token(), &options.mask_token()}) {
+    TORCH_CHECK(!special->empty(), "WordPieceTokenizer: a special token of ", directory_, " is empty");
   }
+  specials_ = SpecialTokenSplitter({{options.cls_token(), cls_id_},
+                                    {options.sep_token(), sep_id_},
+                                    {options.pad_token(), pad_id_},
+                                    {options.unk_token(), unk_id_},
+                                    {options.mask_token(), mask_id_}});
 }
 
 int64_t WordPieceTokenizer::token_to_id(const std::string& token) const {
@@ -82,9 +83,7 @@ const std::string& WordPieceTokenizer::id_to_token(int64_t id) const {
   return tokens_[static_cast<std::size_t>(id)];
 }
 
-bool WordPieceTokenizer::is_special(int64_t id) const {
-  return std::any_of(specials_.begin(), specials_.end(), [id](const Special& special) { return special.id == id; });
-}
+bool WordPieceTokenizer::is_special(int64_t id) const { return specials_.find_id(id) != nullptr; }
 
 std::vector<int64_t> WordPieceTokenizer::encode_text(std::string_view text) const {
   // One path for ids and spans: the spans cost little beside normalisation.
@@ -99,25 +98,14 @@ std::vector<TokenOffsets> WordPieceTokenizer::encode_text_with_offsets(std::stri
   std::vector<TokenOffsets> tokens;
   tokens.reserve(text.size() / 4 + 1);
   // Special tokens first, on the raw text (tokenizers' added vocabulary: leftmost, then longest).
-  std::size_t segment_start = 0;
-  for (std::size_t pos = 0; pos < text.size();) {
-    const Special* found = nullptr;
-    for (const auto& special : specials_) {
-      if (text.compare(pos, special.text.size(), special.text) == 0 &&
-          (found == nullptr || special.text.size() > found->text.size())) {
-        found = &special;
-      }
+  specials_.for_each_part(text, [&](const TextPart& part) {
+    const auto begin = static_cast<std::size_t>(part.text.data() - text.data());
+    if (part.special != nullptr) {
+      tokens.push_back({part.special->id, chars[begin], chars[begin + part.text.size()]});
+    } else {
+      append_segment(part.text, chars[begin], tokens);
     }
-    if (found == nullptr) {
-      ++pos;
-      continue;
-    }
-    append_segment(text.substr(segment_start, pos - segment_start), chars[segment_start], tokens);
-    tokens.push_back({found->id, chars[pos], chars[pos + found->text.size()]});
-    pos += found->text.size();
-    segment_start = pos;
-  }
-  append_segment(text.substr(segment_start), chars[segment_start], tokens);
+  });
   return tokens;
 }
 

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tokenizers/special_token_splitter.h"
 #include "tokenizers/tokenizer.h"
 #include "tokenizers/wordpiece_files.h"
 
@@ -68,11 +69,6 @@ class WordPieceTokenizer : public Tokenizer {
   const WordPieceOptions options;
 
  private:
-  struct Special {
-    std::string text;
-    int64_t id;
-  };
-
   WordPieceTokenizer(std::string directory, WordPieceFiles files);
 
   void append_segment(std::string_view segment, int64_t first_char, std::vector<TokenOffsets>& tokens) const;
@@ -82,7 +78,7 @@ class WordPieceTokenizer : public Tokenizer {
   std::vector<std::string> tokens_;
   std::unordered_map<std::string, int64_t> ids_;
   std::size_t max_token_chars_ = 0;  // the longest token in code points: no longer piece can match
-  std::vector<Special> specials_;
+  SpecialTokenSplitter specials_;
   int64_t pad_id_ = 0, unk_id_ = 0, cls_id_ = 0, sep_id_ = 0, mask_id_ = 0;
 };
 

@@ -4,9 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "lib/tokenizers/offset_properties.h"
 #include "lib/tokenizers/tiny_bpe_dir.h"
 
 using namespace capaboost;
+using capaboost::testing::offset_spans;
+using capaboost::testing::OffsetSpans;
 using capaboost::testing::TinyBpeDir;
 using Tokens = std::vector<std::string>;
 using Ids = std::vector<int64_t>;
@@ -161,35 +164,24 @@ TEST_CASE("ByteLevelBpeTokenizer reports ids and rejects files that do not belon
   }
 }
 
-namespace {
-
-using Spans = std::vector<std::pair<int64_t, int64_t>>;
-
-Spans spans_of(const std::vector<TokenOffsets>& tokens) {
-  Spans spans;
-  for (const auto& token : tokens) spans.emplace_back(token.begin, token.end);
-  return spans;
-}
-
-}  // namespace
-
 TEST_CASE("token offsets are code point spans with the spaces a token carries trimmed off", "[tokenizers][bpe]") {
   TinyBpeDir dir;
   ByteLevelBpeTokenizer tokenizer(dir.path());
   const auto words = tokenizer.encode_text_with_offsets("the world hello");
-  CHECK(spans_of(words) == Spans{{0, 3}, {4, 9}, {10, 15}});  // "Ġworld" spans "world", not " world"
+  // "Ġworld" spans "world", not " world".
+  CHECK(offset_spans(tokenizer, "the world hello") == OffsetSpans{{0, 3}, {4, 9}, {10, 15}});
   std::vector<int64_t> ids;
   for (const auto& token : words) ids.push_back(token.id);
   CHECK(ids == tokenizer.encode_text("the world hello"));
   // A lone space token keeps an empty span where it ends; control characters are not trimmed.
-  CHECK(spans_of(tokenizer.encode_text_with_offsets("a\n\t b")) == Spans{{0, 1}, {1, 2}, {2, 3}, {4, 4}, {4, 5}});
+  CHECK(offset_spans(tokenizer, "a\n\t b") == OffsetSpans{{0, 1}, {1, 2}, {2, 3}, {4, 4}, {4, 5}});
   // Tokens that cut a character span the whole character: é is two byte tokens, 😀 four.
-  CHECK(spans_of(tokenizer.encode_text_with_offsets("x\xC3\xA9")) == Spans{{0, 1}, {1, 2}, {1, 2}});
-  CHECK(spans_of(tokenizer.encode_text_with_offsets("\xF0\x9F\x98\x80!")) ==
-        Spans{{0, 1}, {0, 1}, {0, 1}, {0, 1}, {1, 2}});
+  CHECK(offset_spans(tokenizer, "x\xC3\xA9") == OffsetSpans{{0, 1}, {1, 2}, {1, 2}});
+  CHECK(offset_spans(tokenizer, "\xF0\x9F\x98\x80!") ==
+        OffsetSpans{{0, 1}, {0, 1}, {0, 1}, {0, 1}, {1, 2}});
   // Whitespace <mask> eats belongs to no token; special tokens span their text.
-  CHECK(spans_of(tokenizer.encode_text_with_offsets("a \xE3\x80\x80<mask>b")) == Spans{{0, 1}, {3, 9}, {9, 10}});
-  CHECK(spans_of(tokenizer.encode_text_with_offsets("a </s>")) == Spans{{0, 1}, {2, 2}, {2, 6}});
+  CHECK(offset_spans(tokenizer, "a \xE3\x80\x80<mask>b") == OffsetSpans{{0, 1}, {3, 9}, {9, 10}});
+  CHECK(offset_spans(tokenizer, "a </s>") == OffsetSpans{{0, 1}, {2, 2}, {2, 6}});
   CHECK(tokenizer.encode_text_with_offsets("").empty());
 }
 
@@ -197,7 +189,7 @@ TEST_CASE("with add_prefix_space the added space maps to character 0 and the fir
           "[tokenizers][bpe]") {
   TinyBpeDir dir;
   ByteLevelBpeTokenizer prefixed(dir.path(), ByteLevelBpeOptions().add_prefix_space(true));
-  CHECK(spans_of(prefixed.encode_text_with_offsets("hello world")) == Spans{{0, 5}, {6, 11}});
+  CHECK(offset_spans(prefixed, "hello world") == OffsetSpans{{0, 5}, {6, 11}});
   // A text that starts with its own space gets none added; Hugging Face keeps that one space too.
-  CHECK(spans_of(prefixed.encode_text_with_offsets(" hello")) == Spans{{0, 6}});
+  CHECK(offset_spans(prefixed, " hello") == OffsetSpans{{0, 6}});
 }

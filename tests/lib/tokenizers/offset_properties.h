@@ -1,11 +1,14 @@
 #pragma once
 // Test helper: what every tokenizer's character offsets must satisfy on any text, whatever the model:
 // the ids are encode_text's, spans lie inside the text in order, every non-whitespace character is in
-// some span, and (for tokenizers that trim whitespace) no span starts or ends on whitespace.
+// some span, and (for tokenizers that trim whitespace) no span starts or ends on whitespace; and the
+// spans of a text as plain pairs, to compare with expected ones.
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tokenizers/tokenizer.h"
@@ -13,6 +16,15 @@
 #include "tokenizers/utf8.h"
 
 namespace capaboost::testing {
+
+using OffsetSpans = std::vector<std::pair<int64_t, int64_t>>;
+
+/// The code point spans [begin, end) encode_text_with_offsets gives the tokens of `text`.
+inline OffsetSpans offset_spans(const Tokenizer& tokenizer, const std::string& text) {
+  OffsetSpans spans;
+  for (const auto& token : tokenizer.encode_text_with_offsets(text)) spans.emplace_back(token.begin, token.end);
+  return spans;
+}
 
 inline void check_offset_properties(const Tokenizer& tokenizer, const std::string& text, bool spans_trim_whitespace) {
   INFO("text: " << text);

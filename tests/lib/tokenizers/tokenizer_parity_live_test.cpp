@@ -28,6 +28,7 @@
 
 #include "data/glue_loader.h"
 #include "data/squad_dataset.h"
+#include "lib/tokenizers/oracle_rows.h"
 #include "support/oracle_python.h"
 #include "support/temp_dir.h"
 #include "tokenizers/bert_normalizer.h"
@@ -40,6 +41,11 @@
 #include "support/shared_dir.h"
 
 using namespace capaboost;
+using capaboost::testing::oracle_integers;
+using capaboost::testing::paired_spans;
+using capaboost::testing::show_span;
+using capaboost::testing::SpanPair;
+using capaboost::testing::show_ids;
 using capaboost::testing::TempDir;
 namespace fs = std::filesystem;
 
@@ -144,26 +150,6 @@ struct Parity {
   }
 };
 
-// The oracle's lists: strings of space-separated integers.
-std::vector<int64_t> integers(const nlohmann::json& field) {
-  const std::string& text = field.get_ref<const std::string&>();
-  std::vector<int64_t> values;
-  const char* at = text.c_str();
-  for (char* end = nullptr;; at = end) {
-    const long long value = std::strtoll(at, &end, 10);
-    if (end == at) break;
-    values.push_back(value);
-  }
-  return values;
-}
-
-std::string show(const std::vector<int64_t>& values) {
-  std::ostringstream out;
-  for (std::size_t i = 0; i < values.size() && i < 60; ++i) out << (i ? " " : "") << values[i];
-  if (values.size() > 60) out << " …";
-  return out.str();
-}
-
 // Whether an oracle span [begin, end) of `text` that differs from ours is a documented difference.
 using KnownDifference = std::function<bool(const std::u32string& text, int64_t begin, int64_t end, const TokenOffsets& ours)>;
 
@@ -175,7 +161,7 @@ Parity compare(const Tokenizer& ours, const std::vector<Item>& items, const nloh
     const Item& item = items[i];
     const nlohmann::json& row = rows[i];
     ++parity.items;
-    const auto expected_ids = integers(row["ids"]);
+    const auto expected_ids = oracle_integers(row["ids"]);
     const std::optional<std::string_view> pair =
         item.pair ? std::optional<std::string_view>(*item.pair) : std::nullopt;
     const auto options = item.max_length ? EncodeOptions().truncation(true).max_length(*item.max_length) : EncodeOptions();
@@ -183,43 +169,28 @@ Parity compare(const Tokenizer& ours, const std::vector<Item>& items, const nloh
     if (encoding.input_ids != expected_ids) {
       ++parity.ids;
       parity.note("item " + std::to_string(i) + " ids\n  text: " + item.text + (item.pair ? " || " + *item.pair : "") +
-                  "\n  ours:   " + show(encoding.input_ids) + "\n  oracle: " + show(expected_ids));
+                  "\n  ours:   " + show_ids(encoding.input_ids) + "\n  oracle: " + show_ids(expected_ids));
       continue;
     }
     if (!row["type_ids"].is_null() && encoding.token_type_ids.empty()) {
       ++parity.untyped;
-    } else if (!row["type_ids"].is_null() && encoding.token_type_ids != integers(row["type_ids"])) {
+    } else if (!row["type_ids"].is_null() && encoding.token_type_ids != oracle_integers(row["type_ids"])) {
       ++parity.type_ids;
-      parity.note("item " + std::to_string(i) + " token types: ours " + show(encoding.token_type_ids));
+      parity.note("item " + std::to_string(i) + " token types: ours " + show_ids(encoding.token_type_ids));
     }
-    // The oracle's spans of sequence s, in order, are ours of text s.
-    const std::vector<TokenOffsets> spans[2] = {
-        ours.encode_text_with_offsets(item.text),
-        item.pair ? ours.encode_text_with_offsets(*item.pair) : std::vector<TokenOffsets>{}};
-    std::size_t next[2] = {0, 0};
-    const auto offsets = integers(row["offsets"]);
-    const auto sequence = integers(row["sequence"]);
     bool same = true;
-    for (std::size_t t = 0; t < sequence.size(); ++t) {
-      const int64_t s = sequence[t];
-      if (s < 0) continue;  // framing: the fast tokenizer gives it no span
-      const int64_t begin = offsets[2 * t], end = offsets[2 * t + 1];
-      const auto k = next[s]++;
+    for (const SpanPair& span : paired_spans(ours, item.text, item.pair, row)) {
       ++parity.spans_compared;
-      if (k < spans[s].size() && spans[s][k].begin == begin && spans[s][k].end == end) continue;
-      if (known && k < spans[s].size() && known(code_points(s == 0 ? item.text : *item.pair), begin, end, spans[s][k])) {
+      if (span.same()) continue;
+      const std::string& text = span.sequence == 0 ? item.text : *item.pair;
+      if (known && span.ours && known(code_points(text), span.begin, span.end, *span.ours)) {
         ++parity.known_spans;
         continue;
       }
       if (same) {
-        const std::string text = s == 0 ? item.text : *item.pair;
-        parity.note("item " + std::to_string(i) + " token " + std::to_string(t) + " (id " +
-                    std::to_string(expected_ids[t]) + ") spans oracle [" + std::to_string(begin) + ", " +
-                    std::to_string(end) + ") ours " +
-                    (k < spans[s].size()
-                         ? "[" + std::to_string(spans[s][k].begin) + ", " + std::to_string(spans[s][k].end) + ")"
-                         : std::string("none")) +
-                    "\n  text: " + text);
+        parity.note("item " + std::to_string(i) + " token " + std::to_string(span.token) + " (id " +
+                    std::to_string(expected_ids[span.token]) + ") spans oracle [" + std::to_string(span.begin) + ", " +
+                    std::to_string(span.end) + ") ours " + show_span(span.ours) + "\n  text: " + text);
       }
       same = false;
     }
