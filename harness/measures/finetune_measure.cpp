@@ -209,10 +209,11 @@ MeasureResult finetune_result(const RunContext& context, const TaskSpec& task, c
   // The weights' bits, not only the checkpoint's name: the suite's own encoders rebuild under one cache
   // key with last bits that depend on threads and CPU, and any checkpoint directory can be replaced in
   // place. Randomly initialised backbones load no weights and record none.
-  if (!backbone.checkpoint_directory.empty()) {
-    const auto weights = (std::filesystem::path(backbone.checkpoint_directory) / kWeightsFileName).string();
-    measured.details["backbone_weights"] = {{"file", weights}, {"sha256", sha256_file_hex(weights)}};
-  }
+  const std::string weights =
+      !backbone.weights_file.empty()           ? backbone.weights_file
+      : !backbone.checkpoint_directory.empty() ? (std::filesystem::path(backbone.checkpoint_directory) / kWeightsFileName).string()
+                                               : std::string();
+  if (!weights.empty()) measured.details["backbone_weights"] = {{"file", weights}, {"sha256", sha256_file_hex(weights)}};
   measured.details["sites"] = sites;
   // The masks as applied (on the training device, read back): a CPU and a GPU run of one configuration
   // must record the same digest (harness/scripts/device_check.sh compares them).

@@ -112,6 +112,15 @@ std::string downloaded_checkpoint(const std::string& name, const std::string& re
   return dir.string();
 }
 
+std::string downloaded_checkpoint_file(const std::string& name, const std::string& file,
+                                       const std::string& fetch_command) {
+  const fs::path path = checkpoint_root() / name / file;
+  TORCH_CHECK(fs::exists(path), "model '", name, "' needs its pre-trained checkpoint ", path.string(), "; `",
+              fetch_command, "` installs it, or set CAPABOOST_CHECKPOINTS to the folder that holds ", name, "/",
+              file, ". Offline, use model: mini.");
+  return path.string();
+}
+
 std::string check_backbone_name(const std::string& model) {
   if (backbones().find_if_present(model) || fs::exists(fs::path(model) / "config.json")) return "";
   const auto names = backbone_names();

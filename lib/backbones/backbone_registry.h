@@ -28,8 +28,12 @@ struct Backbone {
   InputProcessor processor;
   bool pretrained = false;
   std::string description;  ///< for logs and run records: what was loaded from where
-  /// The Hugging Face-layout directory the weights came from; empty for random weights.
+  /// The Hugging Face-layout directory the weights came from; empty for random weights and one-file
+  /// checkpoints.
   std::string checkpoint_directory;
+  /// The one file the weights came from when it is not <checkpoint_directory>/model.safetensors (a GGUF
+  /// file); empty otherwise. Run records carry its SHA-256.
+  std::string weights_file;
 };
 
 /// A named backbone.
@@ -84,6 +88,12 @@ std::string backbone_fingerprint(const std::string& model);
 /// config.json: nothing is downloaded at run time.
 std::string downloaded_checkpoint(const std::string& name, const std::string& repo,
                                   const std::vector<std::string>& files, const std::string& fetch_command = "");
+
+/// Where the downloaded one-file checkpoint `file` of `name` lives: $CAPABOOST_CHECKPOINTS/<name>/<file>
+/// (default ~/.cache/capaboost/checkpoints/<name>/<file>). Fails naming `fetch_command` when it is not
+/// there: nothing is downloaded at run time.
+std::string downloaded_checkpoint_file(const std::string& name, const std::string& file,
+                                       const std::string& fetch_command);
 
 /// "" when `model` is a registered name or a directory with config.json; otherwise what is wrong.
 std::string check_backbone_name(const std::string& model);

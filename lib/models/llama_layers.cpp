@@ -47,22 +47,16 @@ torch::Tensor LlamaAttentionImpl::forward(const torch::Tensor& hidden, const Rot
   TORCH_CHECK(!state.mask.defined() || state.mask.size(-1) == keys, "LlamaAttention: the mask covers ",
               state.mask.size(-1), " key positions, the keys ", keys);
 
-  // Query heads h = g·groups … g·groups + groups − 1 share key-value head g: stack them along the
-  // sequence axis, (B, Hkv, groups·T, d), so one product per key-value head serves the whole group.
-  const auto grouped_q = q.view({batch, num_key_value_heads, groups, length, d}).reshape(
-      {batch, num_key_value_heads, groups * length, d});
-  auto scores = torch::matmul(grouped_q, state.keys.transpose(2, 3)) / std::sqrt(static_cast<double>(d));
-  scores = scores.view({batch, num_key_value_heads, groups, length, keys});
-  if (state.mask.defined()) scores = scores + state.mask.unsqueeze(2);  // (B, 1, 1, T, S')
-  // transformers takes the softmax in float32 whatever the activations' dtype.
+  // transformers' arrangement: each key-value head repeated for its `groups` query heads (repeat_kv).
+  const auto repeat = [&](const torch::Tensor& x) {
+    return x.unsqueeze(2).expand({batch, num_key_value_heads, groups, keys, d}).reshape({batch, num_query_heads, keys, d});
+  };
+  auto scores = torch::matmul(q, repeat(state.keys).transpose(2, 3)) / std::sqrt(static_cast<double>(d));
+  if (state.mask.defined()) scores = scores + state.mask;
   auto probabilities = torch::softmax(scores, -1, torch::kFloat).to(q.scalar_type());
   if (attention_dropout > 0.0 && is_training()) probabilities = torch::dropout(probabilities, attention_dropout, true);
-  const auto context = torch::matmul(probabilities.view({batch, num_key_value_heads, groups * length, keys}),
-                                     state.values);  // (B, Hkv, groups·T, d)
-  // Back to (B, T, H·d) with query head h = g·groups + r at columns h·d … h·d + d − 1.
-  const auto merged = context.view({batch, num_key_value_heads, groups, length, d})
-                          .permute({0, 3, 1, 2, 4})
-                          .reshape({batch, length, num_query_heads * d});
+  const auto merged = torch::matmul(probabilities, repeat(state.values)).transpose(1, 2).contiguous().reshape(
+      {batch, length, num_query_heads * d});
   return o_proj(merged);
 }
 

@@ -25,9 +25,11 @@ struct LlamaLayerCache {
   torch::Tensor values;  // (B, Hkv, S, d)
 };
 
-/// Grouped-query causal self-attention. Query head h reads key-value head h / (H / Hkv), as
-/// transformers' repeat_kv arranges them; here the query heads of one group are stacked into one product
-/// against their shared keys instead of repeating the keys (the same sums, one pass over k and v).
+/// Grouped-query causal self-attention. Query head h reads key-value head h / (H / Hkv), with the keys and
+/// values repeated per query head as transformers' repeat_kv does: the same products in the same shapes,
+/// so the sums round as transformers' do (stacking a group's query heads into one product against
+/// shared keys, tried first, moved SmolLM2's logits by 7.7e-5 against transformers' 0 at equal threads,
+/// for a copy of k and v that costs little beside the projections).
 class LlamaAttentionImpl : public AttentionSiteImpl {
  public:
   explicit LlamaAttentionImpl(const LlamaOptions& options);

@@ -2,8 +2,10 @@
 """Reference data of Hugging Face PEFT for the live PEFT parity tests (tests/lib/peft/*_live_test.cpp).
 
 Usage:
-  peft_reference.py layers OUT_DIR METHOD     METHOD: lora, adalora, prefix
-      A random RoBERTa classifier (3 labels, dropout 0) saved with its tokenizer in OUT_DIR/base; PEFT's
+  peft_reference.py layers OUT_DIR METHOD     METHOD: lora, adalora, prefix, llama-lora
+      A random RoBERTa classifier (for llama-lora: a random Llama classifier with grouped-query attention,
+      LoRA r 4 on all seven projections q_proj k_proj v_proj o_proj gate_proj up_proj down_proj, the head
+      "score" trained as modules_to_save) (3 labels, dropout 0) saved with its tokenizer in OUT_DIR/base; PEFT's
       METHOD on it with every trainable tensor re-drawn (non-zero LoRA B and AdaLoRA E), in training
       mode: OUT_DIR/weights.safetensors holds the trainable tensors, OUT_DIR/io.safetensors the batch
       (input_ids, attention_mask, labels), logits, loss (cross-entropy) and grad.<name> of each
@@ -56,6 +58,28 @@ def save_base(directory, generator, num_labels=3):
     return vocab_size
 
 
+def save_llama_base(directory, generator, num_labels=3):
+    """A random Llama classifier (6 query heads over 2 key-value heads), every parameter re-drawn, saved
+    with a byte-level BPE tokenizer (the suite loads a checkpoint with the tokenizer beside it; this one's
+    ids only need to fall inside the vocabulary, and its pad id 1 is the model's)."""
+    from transformers import LlamaConfig, LlamaForSequenceClassification
+
+    from llama_reference import redraw
+
+    vocab_size = write_byte_level_bpe(directory)
+    config = LlamaConfig(vocab_size=vocab_size, hidden_size=48, intermediate_size=80, num_hidden_layers=2,
+                         num_attention_heads=6, num_key_value_heads=2, max_position_embeddings=64, rms_norm_eps=1e-5,
+                         pad_token_id=1, bos_token_id=0, eos_token_id=2, num_labels=num_labels,
+                         attn_implementation="eager")
+    model = LlamaForSequenceClassification(config).eval()
+    redraw(model, generator)
+    model.save_pretrained(directory, safe_serialization=True)
+    return vocab_size
+
+
+LLAMA_PROJECTIONS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+
+
 def batch(generator, vocab_size, lengths):
     ids, mask, _ = padded_rows(lengths, 4, vocab_size - 1, generator, first=0, last=2, pad=1)
     return ids, mask
@@ -81,9 +105,11 @@ def peft_config(method):
     if method == "adalora":
         return AdaLoraConfig(init_r=4, target_r=2, lora_alpha=8, lora_dropout=0.0, target_modules=["query", "value"],
                              total_step=10, **common)
+    if method == "llama-lora":
+        return LoraConfig(r=4, lora_alpha=8, lora_dropout=0.0, target_modules=LLAMA_PROJECTIONS, **common)
     if method == "prefix":
         return PrefixTuningConfig(num_virtual_tokens=5, prefix_projection=True, encoder_hidden_size=16, **common)
-    sys.exit(f"unknown method {method!r}; choose lora, adalora or prefix")
+    sys.exit(f"unknown method {method!r}; choose lora, adalora, prefix or llama-lora")
 
 
 def record_step(out_dir, model, generator, vocab_size, neutral_name, extra_inputs=lambda ids: {}):
@@ -112,7 +138,7 @@ def record_step(out_dir, model, generator, vocab_size, neutral_name, extra_input
 def layers(out_dir, method):
     generator = torch.Generator().manual_seed(7)
     base_dir = os.path.join(out_dir, "base")
-    vocab_size = save_base(base_dir, generator)
+    vocab_size = (save_llama_base if method == "llama-lora" else save_base)(base_dir, generator)
     model = get_peft_model(AutoModelForSequenceClassification.from_pretrained(base_dir), peft_config(method))
 
     def extra_inputs(ids):

@@ -7,7 +7,9 @@
 // which PEFT trains as modules_to_save) and must give the same logits, loss and gradients within 1e-5.
 //
 // How the methods map onto PEFT 0.21:
-// - LoRA: LoraConfig(r, lora_alpha, target_modules ["query", "value"]); A, B as lora_A, lora_B.
+// - LoRA: LoraConfig(r, lora_alpha, target_modules ["query", "value"]); A, B as lora_A, lora_B. On a
+//   Llama classifier (grouped-query attention) the targets are all seven projections and the head is
+//   "score".
 // - AdaLoRA: AdaLoraConfig(init_r, lora_alpha, same targets); P, λ, Q as lora_A, lora_E, lora_B.
 //   PEFT scales by lora_alpha / (r + 1e-5) where the suite scales by alpha / r (peft/adalora.h), so
 //   the suite runs with alpha = lora_alpha · r / (r + 1e-5), the same scale. The budget allocator and
@@ -83,6 +85,15 @@ void check_against_peft(const std::string& method, const std::string& method_nam
 
 TEST_CASE("LoRA on query and value: logits and every gradient match PEFT's LoraConfig, live", "[oracle][peft]") {
   check_against_peft("lora", "lora", {{"rank", 4}, {"alpha", 8}, {"lora_dropout", 0.0}});
+}
+
+TEST_CASE("LoRA on all seven projections of a Llama classifier: logits and every gradient match PEFT's, live",
+          "[oracle][peft][llama]") {
+  check_against_peft("llama-lora", "lora",
+                     {{"rank", 4},
+                      {"alpha", 8},
+                      {"lora_dropout", 0.0},
+                      {"targets", {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}}});
 }
 
 TEST_CASE("AdaLoRA: logits and every gradient match PEFT's AdaLoraConfig, live", "[oracle][peft]") {
