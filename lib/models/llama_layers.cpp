@@ -3,7 +3,6 @@
 #include <cmath>
 #include <limits>
 
-#include "models/transformer_blocks.h"
 
 namespace capaboost {
 
@@ -110,20 +109,6 @@ torch::Tensor causal_attention_mask(const torch::Tensor& attention_mask, int64_t
   });
   return torch::zeros({batch, 1, new_tokens, total_positions}, torch::TensorOptions().dtype(dtype).device(device))
       .masked_fill(allowed.logical_not(), lowest);
-}
-
-void init_llama_weights(torch::nn::Module& module, double initializer_range) {
-  torch::NoGradGuard no_grad;
-  // include_self=false: constructors call this before the module is owned by a shared_ptr.
-  for (const auto& item : module.named_modules("", /*include_self=*/false)) {
-    auto* child = item.value().get();
-    if (auto* linear = dynamic_cast<TunableLinearImpl*>(child)) {
-      init_linear_weights(*linear, initializer_range);
-    } else if (auto* embedding = dynamic_cast<torch::nn::EmbeddingImpl*>(child)) {
-      embedding->weight.normal_(0.0, initializer_range);
-      if (const auto& padding = embedding->options.padding_idx()) embedding->weight[*padding].zero_();
-    }
-  }
 }
 
 }  // namespace capaboost

@@ -85,9 +85,4 @@ TORCH_MODULE(LlamaDecoderLayer);
 torch::Tensor causal_attention_mask(const torch::Tensor& attention_mask, int64_t batch, int64_t new_tokens,
                                     int64_t total_positions, torch::ScalarType dtype, torch::Device device);
 
-/// Re-draws every parameter below `module` the way transformers' LlamaPreTrainedModel._init_weights
-/// does: linear and embedding weights N(0, initializer_range²), biases 0, an embedding's padding row 0;
-/// RMSNorm scales keep their ones.
-void init_llama_weights(torch::nn::Module& module, double initializer_range);
-
 }  // namespace capaboost

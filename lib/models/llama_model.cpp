@@ -1,5 +1,7 @@
 #include "models/llama_model.h"
 
+#include "models/transformer_blocks.h"
+
 namespace capaboost {
 
 int64_t LlamaCache::length() const {
@@ -14,7 +16,9 @@ LlamaModelImpl::LlamaModelImpl(const LlamaOptions& options) : options(options) {
   layers = register_module("layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < options.num_hidden_layers(); ++i) layers->push_back(LlamaDecoderLayer(options));
   norm = register_module("norm", RMSNorm(RMSNormOptions(options.hidden_size()).eps(options.rms_norm_eps())));
-  init_llama_weights(*this, options.initializer_range());
+  // transformers' LlamaPreTrainedModel._init_weights draws as the BERT family's do (linear and embedding
+  // weights N(0, range²), biases 0, the padding row 0); RMSNorm scales keep their ones.
+  init_transformer_weights(*this, options.initializer_range());
 }
 
 LlamaModelOutput LlamaModelImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,

