@@ -49,9 +49,9 @@ class IntermediateImpl : public torch::nn::Module {
 TORCH_MODULE(Intermediate);
 
 /// Re-draws every parameter below `module` the way transformers' _init_weights do for the BERT family
-/// (RoBERTa, DeBERTa-v2) and Llama: linear and embedding weights N(0, initializer_range²), biases 0, the padding row of
-/// embeddings with a padding index 0, LayerNorm weight 1 and bias 0. Model constructors call it before
-/// any tuner is attached.
+/// (RoBERTa, DeBERTa-v2) and Llama: linear and embedding weights N(0, initializer_range²), biases 0, the
+/// padding row of embeddings with a padding index 0, LayerNorm weight 1 and bias 0 (RMSNorm scales keep
+/// their ones). Model constructors call it before any tuner is attached.
 void init_transformer_weights(torch::nn::Module& module, double initializer_range);
 
 /// One linear layer drawn as init_transformer_weights draws them: weight N(0, initializer_range²), bias 0.
