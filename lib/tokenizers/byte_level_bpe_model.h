@@ -71,8 +71,6 @@ class ByteLevelBpeModel {
   bool decodable(int64_t id) const { return token_decodable_[static_cast<std::size_t>(id)]; }
   /// The raw bytes token `id` stands for (for decodable tokens).
   const std::string& token_bytes(int64_t id) const { return token_bytes_[static_cast<std::size_t>(id)]; }
-  /// Where the vocabulary came from (error messages of the tokenizers built on it).
-  const std::string& vocabulary_name() const { return vocabulary_name_; }
 
  private:
   struct Merge {
